@@ -1,0 +1,46 @@
+// swift-tools-version:6.0
+// Gatehouse: a self-hosted sign-in server and its Swift client SDK.
+// Targets follow the layers of ../shared/DESIGN.md §2; each imports only layers above it.
+import PackageDescription
+
+let package = Package(
+    name: "Gatehouse",
+    products: [
+        .executable(name: "gatehouse", targets: ["GatehouseCLI"]),
+    ],
+    targets: [
+        // MARK: C shims (Debian -dev packages through pkg-config)
+        .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+
+        // MARK: HTTP: requests, responses, router, middleware (pure Swift) and the libmicrohttpd bridge
+        .target(name: "GatehouseHTTP"),
+        .target(name: "GatehouseHTTPServer", dependencies: ["GatehouseHTTP", "CMicroHTTPD"]),
+
+        // MARK: Crypto: JOSE, keys, passwords, primitives
+        .target(name: "GatehouseCrypto", dependencies: ["COpenSSL", "CSodium"]),
+
+        // MARK: Store: backend-neutral protocols and the SQLite backend
+        .target(name: "GatehouseStore"),
+        .target(name: "GatehouseSQLite", dependencies: ["GatehouseStore", "CSQLite"]),
+
+        // MARK: Server and CLI
+        .target(name: "GatehouseServer", dependencies: [
+            "GatehouseHTTP", "GatehouseHTTPServer", "GatehouseCrypto", "GatehouseStore", "GatehouseSQLite",
+        ]),
+        .executableTarget(name: "GatehouseCLI", dependencies: ["GatehouseServer"]),
+
+        // MARK: Benchmarks (release-built executables)
+        .executableTarget(name: "GatehouseCryptoBench", dependencies: ["GatehouseCrypto"], path: "bench/crypto"),
+
+        // MARK: Tests
+        .testTarget(name: "GatehouseHTTPTests", dependencies: ["GatehouseHTTP"]),
+        .testTarget(name: "GatehouseHTTPServerTests", dependencies: ["GatehouseHTTPServer", "GatehouseHTTP"]),
+        .testTarget(name: "GatehouseCryptoTests", dependencies: ["GatehouseCrypto"]),
+        .testTarget(name: "GatehouseStoreTests", dependencies: ["GatehouseStore", "GatehouseSQLite"]),
+        .testTarget(name: "GatehouseServerTests", dependencies: ["GatehouseServer", "GatehouseHTTP"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,2 @@
+import GatehouseServer
+print("gatehouse")

@@ -1,0 +1,1 @@
+// The crypto core: see issue 3.

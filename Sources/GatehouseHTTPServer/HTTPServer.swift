@@ -1,0 +1,2 @@
+import GatehouseHTTP
+import CMicroHTTPD

@@ -1,0 +1,2 @@
+import GatehouseStore
+import CSQLite

@@ -1,0 +1,2 @@
+import GatehouseCrypto
+print("crypto bench")

@@ -1,0 +1,56 @@
+/// Cookies sent by the client in `Cookie` headers, parsed per RFC 6265 §4.2 / §5.4.
+///
+/// Pairs whose name is not an RFC 7230 token or whose value holds characters outside `cookie-octet`
+/// are dropped rather than guessed at. When a name repeats (a browser sends the most specific path
+/// first), `self[name]` gives the first and `all(name)` every value.
+public struct RequestCookies: Sendable, Equatable {
+    public private(set) var pairs: [(name: String, value: String)] = []
+
+    public init() {}
+
+    /// Parses every `Cookie` header value given.
+    public init(headerValues: [String]) {
+        for header in headerValues {
+            for part in header.utf8.split(separator: UInt8(ascii: ";")) {
+                if let pair = Self.parsePair(part) { pairs.append(pair) }
+            }
+        }
+    }
+
+    public subscript(name: String) -> String? { pairs.first { $0.name == name }?.value }
+    public func all(_ name: String) -> [String] { pairs.filter { $0.name == name }.map(\.value) }
+    public var count: Int { pairs.count }
+
+    static func parsePair(_ raw: Substring.UTF8View.SubSequence) -> (name: String, value: String)? {
+        let trimmed = raw.drop { $0 == 0x20 || $0 == 0x09 }
+        guard let eq = trimmed.firstIndex(of: UInt8(ascii: "=")) else { return nil }
+        let nameBytes = trimmed[trimmed.startIndex..<eq]
+        var valueBytes = trimmed[trimmed.index(after: eq)...]
+        // Trailing whitespace before the next ';' is not part of the value.
+        while let last = valueBytes.last, last == 0x20 || last == 0x09 { valueBytes = valueBytes.dropLast() }
+        guard !nameBytes.isEmpty, nameBytes.allSatisfy(CookieGrammar.isTokenByte) else { return nil }
+        if valueBytes.count >= 2, valueBytes.first == 0x22, valueBytes.last == 0x22 {
+            valueBytes = valueBytes.dropFirst().dropLast()
+        }
+        guard valueBytes.allSatisfy(CookieGrammar.isCookieOctet) else { return nil }
+        return (String(decoding: nameBytes, as: UTF8.self), String(decoding: valueBytes, as: UTF8.self))
+    }
+
+    public static func == (lhs: RequestCookies, rhs: RequestCookies) -> Bool {
+        lhs.pairs.count == rhs.pairs.count && zip(lhs.pairs, rhs.pairs).allSatisfy { $0 == $1 }
+    }
+}
+
+/// Character classes from RFC 6265 §4.1.1 and RFC 7230 §3.2.6.
+enum CookieGrammar {
+    static func isTokenByte(_ b: UInt8) -> Bool {
+        guard b > 0x20 && b < 0x7F else { return false }
+        return !"()<>@,;:\\\"/[]?={} \t".utf8.contains(b)
+    }
+
+    /// `%x21 / %x23-2B / %x2D-3A / %x3C-5B / %x5D-7E`: no space, quote, comma, semicolon or backslash.
+    static func isCookieOctet(_ b: UInt8) -> Bool {
+        b == 0x21 || (0x23...0x2B).contains(b) || (0x2D...0x3A).contains(b) || (0x3C...0x5B).contains(b)
+            || (0x5D...0x7E).contains(b)
+    }
+}

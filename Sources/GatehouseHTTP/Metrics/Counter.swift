@@ -1,0 +1,29 @@
+import Synchronization
+
+/// A Prometheus counter with labels, safe to bump from any thread.
+public final class Counter: Sendable {
+    public let name: String
+    public let help: String
+    private let values = Mutex<[[String]: Double]>([:])
+    private let labelNames: [String]
+
+    public init(name: String, help: String, labelNames: [String] = []) {
+        self.name = name; self.help = help; self.labelNames = labelNames
+    }
+
+    public func increment(_ labelValues: [String] = [], by amount: Double = 1) {
+        precondition(labelValues.count == labelNames.count, "label count mismatch for \(name)")
+        values.withLock { $0[labelValues, default: 0] += amount }
+    }
+
+    public func value(_ labelValues: [String] = []) -> Double { values.withLock { $0[labelValues] ?? 0 } }
+
+    public func render(into text: inout PrometheusText) {
+        text.family(name, type: "counter", help: help)
+        let snapshot = values.withLock { $0 }
+        if snapshot.isEmpty && labelNames.isEmpty { text.sample(name, value: 0) }
+        for (labels, value) in snapshot.sorted(by: { $0.key.lexicographicallyPrecedes($1.key) }) {
+            text.sample(name, labels: Array(zip(labelNames, labels)), value: value)
+        }
+    }
+}

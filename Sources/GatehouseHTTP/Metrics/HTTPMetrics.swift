@@ -1,0 +1,84 @@
+import Synchronization
+
+/// Request metrics: counts by route, method and status, a latency histogram per route, in-flight requests.
+/// Routes are labelled by pattern (`/users/{id}`), never by raw path, so the label set stays small.
+public final class HTTPMetrics: Sendable {
+    /// Histogram bucket bounds in seconds.
+    public static let bucketBounds: [Double] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5]
+
+    private struct RequestKey: Hashable { let route: String; let method: String; let status: Int }
+    private struct Histogram { var buckets: [UInt64]; var count: UInt64 = 0; var sum: Double = 0 }
+    private struct State {
+        var requests: [RequestKey: UInt64] = [:]
+        var latency: [String: Histogram] = [:]
+    }
+
+    private let state = Mutex(State())
+    private let inFlight = Atomic<Int>(0)
+
+    public init() {}
+
+    public var inFlightCount: Int { inFlight.load(ordering: .relaxed) }
+
+    func begin() { inFlight.add(1, ordering: .relaxed) }
+
+    func end(route: String, method: String, status: Int, seconds: Double) {
+        inFlight.subtract(1, ordering: .relaxed)
+        let bucket = Self.bucketBounds.firstIndex { seconds <= $0 } ?? Self.bucketBounds.count
+        state.withLock { state in
+            state.requests[RequestKey(route: route, method: method, status: status), default: 0] += 1
+            var histogram = state.latency[route] ?? Histogram(buckets: Array(repeating: 0, count: Self.bucketBounds.count + 1))
+            histogram.buckets[bucket] += 1
+            histogram.count += 1
+            histogram.sum += seconds
+            state.latency[route] = histogram
+        }
+    }
+
+    /// Requests counted so far for a route and status (tests and health checks).
+    public func requestCount(route: String, status: Int) -> UInt64 {
+        state.withLock { $0.requests.filter { $0.key.route == route && $0.key.status == status }.values.reduce(0, +) }
+    }
+
+    public func render(into text: inout PrometheusText) {
+        let snapshot = state.withLock { $0 }
+        text.family("gatehouse_http_requests_total", type: "counter", help: "HTTP requests by route, method and status.")
+        for (key, count) in snapshot.requests.sorted(by: { ($0.key.route, $0.key.status) < ($1.key.route, $1.key.status) }) {
+            text.sample("gatehouse_http_requests_total",
+                        labels: [("route", key.route), ("method", key.method), ("status", String(key.status))],
+                        value: Double(count))
+        }
+        text.family("gatehouse_http_request_duration_seconds", type: "histogram", help: "Time to answer a request.")
+        for (route, histogram) in snapshot.latency.sorted(by: { $0.key < $1.key }) {
+            var cumulative: UInt64 = 0
+            for (index, bound) in Self.bucketBounds.enumerated() {
+                cumulative += histogram.buckets[index]
+                text.sample("gatehouse_http_request_duration_seconds_bucket",
+                            labels: [("route", route), ("le", PrometheusText.format(bound))], value: Double(cumulative))
+            }
+            text.sample("gatehouse_http_request_duration_seconds_bucket", labels: [("route", route), ("le", "+Inf")],
+                        value: Double(histogram.count))
+            text.sample("gatehouse_http_request_duration_seconds_sum", labels: [("route", route)], value: histogram.sum)
+            text.sample("gatehouse_http_request_duration_seconds_count", labels: [("route", route)],
+                        value: Double(histogram.count))
+        }
+        text.family("gatehouse_http_requests_in_flight", type: "gauge", help: "Requests being handled now.")
+        text.sample("gatehouse_http_requests_in_flight", value: Double(inFlightCount))
+    }
+}
+
+/// Feeds `HTTPMetrics`. Put it first in the chain so it sees every request, even rejected ones.
+public struct MetricsMiddleware: Middleware {
+    let metrics: HTTPMetrics
+
+    public init(_ metrics: HTTPMetrics) { self.metrics = metrics }
+
+    public func prepare(_ request: inout Request) throws(HTTPError) { metrics.begin() }
+
+    public func finish(_ request: Request, _ response: inout Response) {
+        let elapsed = ContinuousClock.now - request.receivedAt
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        metrics.end(route: request.route ?? "(unmatched)", method: request.method.rawValue,
+                    status: response.status.code, seconds: seconds)
+    }
+}

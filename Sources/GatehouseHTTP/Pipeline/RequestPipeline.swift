@@ -1,0 +1,102 @@
+/// Router + middleware + error mapping: the whole of request handling, independent of any socket.
+///
+/// The libmicrohttpd bridge calls `start`, answering `.ready` responses on the I/O thread and running
+/// `.pending` ones in a task; tests call `respond(to:)` and need no port at all.
+public struct RequestPipeline: Sendable {
+    /// What `start` produced.
+    public enum Outcome: Sendable {
+        case ready(Response)
+        case pending(@Sendable () async -> Response)
+    }
+
+    public let router: Router
+    public let middleware: [any Middleware]
+    public let renderError: ErrorRenderer
+    /// Reports errors that are not `HTTPError` (they become a bare 500); the server logs them.
+    public let reportFailure: @Sendable (any Error, Request) -> Void
+
+    public init(router: Router, middleware: [any Middleware] = [], renderError: @escaping ErrorRenderer = DefaultErrorRenderer.render,
+                reportFailure: @escaping @Sendable (any Error, Request) -> Void = { _, _ in }) {
+        self.router = router; self.middleware = middleware
+        self.renderError = renderError; self.reportFailure = reportFailure
+    }
+
+    /// The in-process entry point: handles a request completely and returns the response.
+    public func respond(to request: Request) async -> Response {
+        switch start(request) {
+        case .ready(let response): response
+        case .pending(let work): await work()
+        }
+    }
+
+    /// Builds the request from wire parts; a target that does not decode gets a 400 through the
+    /// normal middleware (so it is logged, counted and carries the security headers).
+    public func start(method: HTTPMethod, target: String, headers: HTTPHeaders, body: [UInt8],
+                      remoteAddress: String?) -> Outcome {
+        do {
+            return start(try Request(method: method, target: target, headers: headers, body: body,
+                                     remoteAddress: remoteAddress))
+        } catch {
+            // The path "/" stands in for a target that could not be decoded.
+            var placeholder = try! Request(method: method, target: "/", headers: headers, remoteAddress: remoteAddress)
+            placeholder.route = "(invalid)"
+            return .ready(answer(placeholder, with: error))
+        }
+    }
+
+    /// Runs middleware and routing; returns the response, or the work that will produce it.
+    public func start(_ incoming: Request) -> Outcome {
+        var request = incoming
+        var prepared = 0
+        do throws(HTTPError) {
+            for step in middleware {
+                try step.prepare(&request)
+                prepared += 1
+            }
+        } catch {
+            return .ready(finish(request, renderError(error, request), through: prepared))
+        }
+        switch router.match(request.method, request.path) {
+        case .notFound:
+            request.route = "(unmatched)"
+            return .ready(answer(request, with: HTTPError(.notFound, "There is nothing at this address.")))
+        case .methodNotAllowed(let allowed):
+            request.route = "(unmatched)"
+            let allow = allowed.map(\.rawValue).joined(separator: ", ")
+            return .ready(answer(request, with: HTTPError(.methodNotAllowed, "This address does not accept \(request.method).",
+                                                          headers: ["Allow": allow])))
+        case .found(let handler, let pattern, let parameters):
+            request.route = pattern
+            request.pathParameters = parameters
+            switch handler {
+            case .immediate(let run):
+                let response: Response
+                do { response = try run(request) } catch { response = errorResponse(error, request) }
+                return .ready(finish(request, response, through: middleware.count))
+            case .deferred(let run):
+                let routed = request
+                return .pending {
+                    let response: Response
+                    do { response = try await run(routed) } catch { response = errorResponse(error, routed) }
+                    return finish(routed, response, through: middleware.count)
+                }
+            }
+        }
+    }
+
+    private func answer(_ request: Request, with error: HTTPError) -> Response {
+        finish(request, renderError(error, request), through: middleware.count)
+    }
+
+    private func errorResponse(_ error: any Error, _ request: Request) -> Response {
+        if let error = error as? HTTPError { return renderError(error, request) }
+        reportFailure(error, request)
+        return renderError(HTTPError(.internalServerError, "Something went wrong on our side. It has been logged."), request)
+    }
+
+    private func finish(_ request: Request, _ response: Response, through count: Int) -> Response {
+        var response = response
+        for step in middleware[..<count].reversed() { step.finish(request, &response) }
+        return response
+    }
+}

@@ -1,0 +1,166 @@
+import CMicroHTTPD
+import GatehouseHTTP
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// libmicrohttpd's callbacks: plain global functions (no captures, nonisolated), state via `cls` pointers.
+
+/// Sees the raw request target before libmicrohttpd decodes it; its result becomes `*con_cls`, so we
+/// keep the exact target (query string included) and decode it ourselves.
+func mhdURILog(_ cls: UnsafeMutableRawPointer?, _ uri: UnsafePointer<CChar>?, _ connection: OpaquePointer?)
+    -> UnsafeMutableRawPointer?
+{
+    let target = uri.map { String(cString: $0) } ?? "/"
+    return Unmanaged.passRetained(ConnectionState(rawTarget: target)).toOpaque()
+}
+
+func mhdAccess(_ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?, _ url: UnsafePointer<CChar>?,
+               _ method: UnsafePointer<CChar>?, _ version: UnsafePointer<CChar>?,
+               _ uploadData: UnsafePointer<CChar>?, _ uploadDataSize: UnsafeMutablePointer<Int>?,
+               _ conCls: UnsafeMutablePointer<UnsafeMutableRawPointer?>?) -> MHD_Result {
+    guard let cls, let connection, let method, let uploadDataSize, let conCls, let raw = conCls.pointee else {
+        return .NO
+    }
+    let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
+    let state = Unmanaged<ConnectionState>.fromOpaque(raw).takeUnretainedValue()
+
+    if !state.headersSeen {
+        // First call: headers are in, no body yet. Never answer here (it would turn off keep-alive)
+        // unless the request is refused anyway.
+        state.headersSeen = true
+        state.method = HTTPMethod(String(cString: method))
+        state.headers = collectHeaders(connection)
+        var address = [CChar](repeating: 0, count: 64)
+        gh_mhd_client_address(connection, &address, address.count)
+        let text = String(decoding: address.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        state.remoteAddress = text.isEmpty ? nil : text
+        if server.draining.load(ordering: .acquiring) {
+            return queue(unavailable(), on: connection, closing: true, state: state)
+        }
+        if let length = state.headers["Content-Length"].flatMap(Int.init), length > server.configuration.maxBodyBytes {
+            return queue(tooLarge(server), on: connection, closing: true, state: state)
+        }
+        return .YES
+    }
+
+    if uploadDataSize.pointee > 0 {
+        let count = uploadDataSize.pointee
+        uploadDataSize.pointee = 0
+        if state.answered { return .YES }
+        if state.body.count + count > server.configuration.maxBodyBytes {
+            // A chunked body past the limit: answer now and stop reading.
+            state.bodyTooLarge = true
+            state.body = []
+            return queue(tooLarge(server), on: connection, closing: true, state: state)
+        }
+        if let uploadData {
+            uploadData.withMemoryRebound(to: UInt8.self, capacity: count) {
+                state.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: count))
+            }
+        }
+        return .YES
+    }
+    if state.answered { return .YES }
+
+    if let pending = state.pending {
+        // Called again after the task resumed the connection.
+        guard let response = pending.slot.withLock({ $0.take() }) else { return .YES }
+        return queue(response, on: connection, closing: false, state: state)
+    }
+
+    switch server.pipeline.start(method: state.method, target: state.rawTarget, headers: state.headers,
+                                 body: state.body, remoteAddress: state.remoteAddress) {
+    case .ready(let response):
+        return queue(response, on: connection, closing: false, state: state)
+    case .pending(let work):
+        let pending = PendingResponse()
+        state.pending = pending
+        server.suspended.add(1, ordering: .relaxed)
+        let handle = ConnectionHandle(pointer: connection)
+        MHD_suspend_connection(connection)
+        Task {
+            let response = await work()
+            pending.slot.withLock { $0 = response }
+            MHD_resume_connection(handle.pointer)
+        }
+        return .YES
+    }
+}
+
+/// Runs when a request is over (answered, or the connection dropped): frees its state and, for a
+/// request that was suspended, tells shutdown it is done.
+func mhdCompleted(_ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?,
+                  _ conCls: UnsafeMutablePointer<UnsafeMutableRawPointer?>?, _ reason: MHD_RequestTerminationCode) {
+    guard let cls, let conCls, let raw = conCls.pointee else { return }
+    let state = Unmanaged<ConnectionState>.fromOpaque(raw).takeRetainedValue()
+    conCls.pointee = nil
+    if state.pending != nil {
+        Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue().suspended.subtract(1, ordering: .releasing)
+    }
+}
+
+private func collectHeaders(_ connection: OpaquePointer) -> HTTPHeaders {
+    let box = HeaderBox()
+    let pointer = Unmanaged.passUnretained(box).toOpaque()
+    _ = MHD_get_connection_values_n(connection, .HEADER_KIND, mhdCollectHeader, pointer)
+    return box.headers
+}
+
+/// Accumulates headers during `MHD_get_connection_values_n` (synchronous, same thread).
+private final class HeaderBox {
+    var headers = HTTPHeaders()
+}
+
+private func mhdCollectHeaderImpl(_ cls: UnsafeMutableRawPointer?, _ kind: MHD_ValueKind,
+                                  _ key: UnsafePointer<CChar>?, _ keySize: Int,
+                                  _ value: UnsafePointer<CChar>?, _ valueSize: Int) -> MHD_Result {
+    guard let cls, let key else { return .YES }
+    let box = Unmanaged<HeaderBox>.fromOpaque(cls).takeUnretainedValue()
+    let name = key.withMemoryRebound(to: UInt8.self, capacity: keySize) {
+        String(decoding: UnsafeBufferPointer(start: $0, count: keySize), as: UTF8.self)
+    }
+    let text = value.map { pointer in
+        pointer.withMemoryRebound(to: UInt8.self, capacity: valueSize) {
+            String(decoding: UnsafeBufferPointer(start: $0, count: valueSize), as: UTF8.self)
+        }
+    } ?? ""
+    box.headers.add(name, text)
+    return .YES
+}
+
+private func queue(_ response: Response, on connection: OpaquePointer, closing: Bool,
+                   state: ConnectionState) -> MHD_Result {
+    state.answered = true
+    let mhdResponse = response.body.withUnsafeBytes { buffer in
+        MHD_create_response_from_buffer(buffer.count, UnsafeMutableRawPointer(mutating: buffer.baseAddress),
+                                        .RESPMEM_MUST_COPY)
+    }
+    guard let mhdResponse else { return .NO }
+    for (name, value) in response.headers where !name.caseInsensitiveEquals("Content-Length") {
+        _ = MHD_add_response_header(mhdResponse, name, value)
+    }
+    if closing { _ = MHD_add_response_header(mhdResponse, "Connection", "close") }
+    let result = MHD_queue_response(connection, UInt32(response.status.code), mhdResponse)
+    MHD_destroy_response(mhdResponse)
+    return result
+}
+
+private func tooLarge(_ server: HTTPServer) -> Response {
+    var response = Response.text("The request body is larger than \(server.configuration.maxBodyBytes) bytes.\n",
+                                 status: .payloadTooLarge)
+    response.headers.set("X-Content-Type-Options", "nosniff")
+    return response
+}
+
+private func unavailable() -> Response {
+    var response = Response.text("The server is shutting down. Retry shortly.\n", status: .serviceUnavailable)
+    response.headers.set("Retry-After", "1")
+    return response
+}
+
+let mhdAccessHandler: MHD_AccessHandlerCallback = mhdAccess
+let mhdCompletedHandler: MHD_RequestCompletedCallback = mhdCompleted
+let mhdURILogHandler: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, OpaquePointer?)
+    -> UnsafeMutableRawPointer? = mhdURILog
+private let mhdCollectHeader: MHD_KeyValueIteratorN = mhdCollectHeaderImpl

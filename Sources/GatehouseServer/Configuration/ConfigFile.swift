@@ -1,0 +1,74 @@
+import Foundation
+
+/// The optional JSON configuration file: structured settings that do not fit environment variables.
+///
+/// ```json
+/// { "http": { "max_body_bytes": 65536, "max_header_bytes": 32768, "connection_timeout_seconds": 30,
+///             "max_connections": 4096, "max_connections_per_ip": 256, "io_threads": 2,
+///             "shutdown_grace_seconds": 10 },
+///   "access_log": true }
+/// ```
+/// Unknown keys are errors, so a typo never silently leaves a default in place.
+struct ConfigFile {
+    let root: [String: Any]
+    let path: String
+
+    static let knownSections: Set<String> = ["http", "access_log", "providers", "clients", "apps", "sessions",
+                                             "passwords", "rate_limits", "mail", "oauth", "native"]
+
+    static func read(path: String) throws(ConfigurationError) -> ConfigFile {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ConfigurationError(key: "--config", problem: "cannot read \(path)")
+        }
+        let parsed: Any
+        do { parsed = try JSONSerialization.jsonObject(with: data) } catch {
+            throw ConfigurationError(key: "--config", problem: "\(path) is not valid JSON")
+        }
+        guard let root = parsed as? [String: Any] else {
+            throw ConfigurationError(key: "--config", problem: "\(path) must hold a JSON object")
+        }
+        for key in root.keys where !knownSections.contains(key) {
+            throw ConfigurationError(key: key, problem: "unknown setting in \(path)")
+        }
+        return ConfigFile(root: root, path: path)
+    }
+
+    func apply(to configuration: inout GatehouseConfiguration) throws(ConfigurationError) {
+        if let value = root["access_log"] {
+            guard let flag = value as? Bool, CFGetTypeIsBoolean(value) else {
+                throw ConfigurationError(key: "access_log", problem: "must be true or false")
+            }
+            configuration.accessLog = flag
+        }
+        guard let httpValue = root["http"] else { return }
+        guard let http = httpValue as? [String: Any] else {
+            throw ConfigurationError(key: "http", problem: "must be an object")
+        }
+        let known: Set = ["max_body_bytes", "max_header_bytes", "connection_timeout_seconds", "max_connections",
+                          "max_connections_per_ip", "io_threads", "shutdown_grace_seconds"]
+        for key in http.keys where !known.contains(key) {
+            throw ConfigurationError(key: "http.\(key)", problem: "unknown setting in \(path)")
+        }
+        func integer(_ key: String, _ range: ClosedRange<Int>) throws(ConfigurationError) -> Int? {
+            guard let value = http[key] else { return nil }
+            guard let number = value as? NSNumber, !CFGetTypeIsBoolean(value), number.doubleValue == number.doubleValue.rounded(),
+                  range.contains(number.intValue) else {
+                throw ConfigurationError(key: "http.\(key)", problem: "must be an integer in \(range.lowerBound)...\(range.upperBound)")
+            }
+            return number.intValue
+        }
+        if let v = try integer("max_body_bytes", 1_024...(64 << 20)) { configuration.http.maxBodyBytes = v }
+        if let v = try integer("max_header_bytes", 4_096...(1 << 20)) { configuration.http.maxHeaderBytes = v }
+        if let v = try integer("connection_timeout_seconds", 1...3_600) { configuration.http.connectionTimeoutSeconds = v }
+        if let v = try integer("max_connections", 1...1_000_000) { configuration.http.maxConnections = v }
+        if let v = try integer("max_connections_per_ip", 1...1_000_000) { configuration.http.maxConnectionsPerIP = v }
+        if let v = try integer("io_threads", 1...256) { configuration.http.ioThreads = v }
+        if let v = try integer("shutdown_grace_seconds", 0...3_600) { configuration.http.shutdownGraceSeconds = Double(v) }
+    }
+}
+
+/// JSONSerialization gives booleans as NSNumber; tell them apart from 0 and 1.
+private func CFGetTypeIsBoolean(_ value: Any) -> Bool {
+    guard let number = value as? NSNumber else { return false }
+    return String(cString: number.objCType) == "c" || type(of: number) == type(of: NSNumber(value: true))
+}

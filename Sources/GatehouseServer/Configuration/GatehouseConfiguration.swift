@@ -1,0 +1,63 @@
+import Foundation
+import GatehouseHTTPServer
+
+/// Everything Gatehouse needs to start, from the environment and an optional JSON file.
+public struct GatehouseConfiguration: Sendable {
+    /// The URL users and clients reach Gatehouse at (issuer, redirect URIs, cookie security).
+    public var publicURL: URL
+    public var http: HTTPServerConfiguration
+    public var databaseURL: String
+    /// Whether each request is logged as a JSON line on stdout.
+    public var accessLog: Bool
+    /// `GATEHOUSE_DEMO=1`: mounts the provider simulator and shows a banner (see the providers issue).
+    public var demo: Bool
+
+    public init(publicURL: URL, http: HTTPServerConfiguration, databaseURL: String, accessLog: Bool = true,
+                demo: Bool = false) {
+        self.publicURL = publicURL; self.http = http; self.databaseURL = databaseURL
+        self.accessLog = accessLog; self.demo = demo
+    }
+
+    /// Whether the public URL is https (HSTS, `Secure` cookies).
+    public var isHTTPS: Bool { publicURL.scheme == "https" }
+
+    public static let defaultPublicURL = "http://127.0.0.1:8080"
+    public static let defaultListen = "127.0.0.1:8080"
+    public static let defaultDatabaseURL = "sqlite://./var/gatehouse.sqlite"
+
+    /// Reads `GATEHOUSE_*` variables and the JSON file named by `configPath` (or `GATEHOUSE_CONFIG`).
+    public static func load(environment: [String: String], configPath: String? = nil) throws(ConfigurationError)
+        -> GatehouseConfiguration
+    {
+        let publicText = environment["GATEHOUSE_PUBLIC_URL"] ?? defaultPublicURL
+        guard let publicURL = URL(string: publicText), let scheme = publicURL.scheme,
+              scheme == "http" || scheme == "https", publicURL.host != nil,
+              publicURL.query == nil, publicURL.fragment == nil else {
+            throw ConfigurationError(key: "GATEHOUSE_PUBLIC_URL",
+                                     problem: "must be an absolute http(s) URL without query or fragment, got \"\(publicText)\"")
+        }
+        let listenText = environment["GATEHOUSE_LISTEN"] ?? defaultListen
+        guard let listen = ListenAddress(parsing: listenText) else {
+            throw ConfigurationError(key: "GATEHOUSE_LISTEN",
+                                     problem: "must be a numeric address and port such as 127.0.0.1:8080 or [::1]:8080, got \"\(listenText)\"")
+        }
+        let databaseURL = environment["GATEHOUSE_DATABASE_URL"] ?? defaultDatabaseURL
+        guard databaseURL.hasPrefix("sqlite:") || databaseURL.hasPrefix("postgres://") || databaseURL.hasPrefix("postgresql://") else {
+            throw ConfigurationError(key: "GATEHOUSE_DATABASE_URL",
+                                     problem: "must start with sqlite: or postgres://, got \"\(databaseURL)\"")
+        }
+        let demo: Bool
+        switch environment["GATEHOUSE_DEMO"] ?? "0" {
+        case "1", "true", "yes": demo = true
+        case "0", "false", "no", "": demo = false
+        case let other: throw ConfigurationError(key: "GATEHOUSE_DEMO", problem: "must be 1 or 0, got \"\(other)\"")
+        }
+        var configuration = GatehouseConfiguration(publicURL: publicURL, http: HTTPServerConfiguration(listen: listen),
+                                                   databaseURL: databaseURL, demo: demo)
+        if let path = configPath ?? environment["GATEHOUSE_CONFIG"] {
+            let file = try ConfigFile.read(path: path)
+            try file.apply(to: &configuration)
+        }
+        return configuration
+    }
+}

@@ -1,0 +1,187 @@
+import CSQLite
+import Foundation
+import GatehouseStore
+
+/// One SQLite connection with its prepared-statement cache.
+///
+/// Not thread-safe by design (opened with `SQLITE_OPEN_NOMUTEX`): each connection is owned by
+/// exactly one serial `SQLiteConnectionQueue`, which is the only code that touches it.
+final class SQLiteConnection: @unchecked Sendable {  // confined to its owning serial queue
+    /// How a connection is used; readers refuse writes so a bug cannot bypass the writer.
+    enum Role { case writer, reader }
+
+    private var handle: OpaquePointer?
+    private var statements: [String: OpaquePointer] = [:]
+
+    /// Opens and configures a connection. Blocking: call only from a connection queue.
+    init(path: String, role: Role, busyTimeoutMilliseconds: Int32) throws {
+        var opened: OpaquePointer?
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let rc = sqlite3_open_v2(path, &opened, flags, nil)
+        guard rc == SQLITE_OK, let opened else {
+            let message = opened.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            sqlite3_close_v2(opened)
+            throw StoreError.unavailable(detail: "sqlite open \(rc): \(message) [\(path)]")
+        }
+        handle = opened
+        sqlite3_extended_result_codes(opened, 1)
+        // Waits on locks held by other processes (e.g. the CLI migrating while the server runs).
+        sqlite3_busy_timeout(opened, busyTimeoutMilliseconds)
+        do {
+            if role == .writer && path != ":memory:" {
+                let mode = try queryOne("PRAGMA journal_mode=WAL", []) { $0.text(0) }
+                guard mode?.lowercased() == "wal" else {
+                    throw StoreError.unavailable(detail: "sqlite: journal_mode is \(mode ?? "?"), WAL required [\(path)]")
+                }
+            }
+            try execute("PRAGMA synchronous=NORMAL")
+            try execute("PRAGMA foreign_keys=ON")
+            if role == .reader { try execute("PRAGMA query_only=ON") }
+        } catch {
+            close()
+            throw error
+        }
+    }
+
+    deinit { close() }
+
+    var isClosed: Bool { handle == nil }
+
+    /// Finalizes cached statements and closes the handle. Idempotent.
+    func close() {
+        for statement in statements.values { sqlite3_finalize(statement) }
+        statements.removeAll()
+        if let handle { sqlite3_close_v2(handle) }
+        handle = nil
+    }
+
+    /// Runs one or more statements without parameters (DDL, pragmas, BEGIN/COMMIT).
+    func execute(_ sql: String) throws {
+        let db = try openHandle()
+        var message: UnsafeMutablePointer<CChar>?
+        let rc = sqlite3_exec(db, sql, nil, nil, &message)
+        guard rc == SQLITE_OK else {
+            let text = message.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(db))
+            sqlite3_free(message)
+            throw StoreError.sqlite(code: sqlite3_extended_errcode(db), message: text, context: sql)
+        }
+    }
+
+    /// Runs a statement that returns no rows of interest; returns the number of changed rows.
+    @discardableResult
+    func run(_ sql: String, _ parameters: [any SQLiteBindable]) throws -> Int {
+        try withStatement(sql, parameters) { statement in
+            while try step(statement, sql) {}
+            return Int(sqlite3_changes(handle))
+        }
+    }
+
+    /// Runs a query and maps every row.
+    func query<T>(_ sql: String, _ parameters: [any SQLiteBindable], _ map: (SQLiteRow) throws -> T) throws -> [T] {
+        try withStatement(sql, parameters) { statement in
+            var rows: [T] = []
+            while try step(statement, sql) { rows.append(try map(SQLiteRow(statement: statement))) }
+            return rows
+        }
+    }
+
+    /// Runs a query and maps its first row, or returns nil. Steps to the end so `RETURNING`
+    /// writes complete and the statement releases its snapshot.
+    func queryOne<T>(_ sql: String, _ parameters: [any SQLiteBindable], _ map: (SQLiteRow) throws -> T) throws -> T? {
+        try withStatement(sql, parameters) { statement in
+            var first: T?
+            while try step(statement, sql) {
+                if first == nil { first = try map(SQLiteRow(statement: statement)) }
+            }
+            return first
+        }
+    }
+
+    /// Runs `body` inside `BEGIN IMMEDIATE … COMMIT`, rolling back if it throws.
+    ///
+    /// IMMEDIATE takes the write lock up front, so a transaction never starts as a reader and
+    /// fails to upgrade later (the deadlock that busy_timeout cannot resolve).
+    func writeTransaction<T>(_ body: () throws -> T) throws -> T {
+        try run("BEGIN IMMEDIATE", [])
+        do {
+            let result = try body()
+            try run("COMMIT", [])
+            return result
+        } catch {
+            if sqlite3_get_autocommit(handle) == 0 { _ = try? run("ROLLBACK", []) }
+            throw error
+        }
+    }
+
+    // MARK: - Statements
+
+    private func openHandle() throws -> OpaquePointer {
+        guard let handle else { throw StoreError.unavailable(detail: "sqlite connection closed") }
+        return handle
+    }
+
+    private func prepared(_ sql: String) throws -> OpaquePointer {
+        if let cached = statements[sql] { return cached }
+        let db = try openHandle()
+        var statement: OpaquePointer?
+        let rc = sqlite3_prepare_v3(db, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
+        guard rc == SQLITE_OK, let statement else {
+            throw StoreError.sqlite(code: sqlite3_extended_errcode(db), message: String(cString: sqlite3_errmsg(db)),
+                                    context: "prepare \(sql)")
+        }
+        statements[sql] = statement
+        return statement
+    }
+
+    private func withStatement<T>(_ sql: String, _ parameters: [any SQLiteBindable],
+                                  _ body: (OpaquePointer) throws -> T) throws -> T {
+        let statement = try prepared(sql)
+        // Reset even on error: a statement left mid-step would pin a read snapshot.
+        defer {
+            sqlite3_reset(statement)
+            sqlite3_clear_bindings(statement)
+        }
+        for (offset, parameter) in parameters.enumerated() {
+            try bind(parameter.sqliteValue, at: Int32(offset + 1), to: statement, sql: sql)
+        }
+        return try body(statement)
+    }
+
+    private func bind(_ value: SQLiteValue, at index: Int32, to statement: OpaquePointer, sql: String) throws {
+        let rc: Int32
+        switch value {
+        case .null:
+            rc = sqlite3_bind_null(statement, index)
+        case .integer(let number):
+            rc = sqlite3_bind_int64(statement, index, number)
+        case .text(let string):
+            // Explicit byte length: strings with embedded NULs are not truncated.
+            let length = Int32(string.utf8.count)
+            rc = string.withCString { gh_sqlite3_bind_text_transient(statement, index, $0, length) }
+        case .blob(let bytes):
+            if bytes.isEmpty {
+                // A nil pointer would bind NULL, not an empty blob.
+                rc = sqlite3_bind_zeroblob(statement, index, 0)
+            } else {
+                rc = bytes.withUnsafeBytes {
+                    gh_sqlite3_bind_blob_transient(statement, index, $0.baseAddress, Int32($0.count))
+                }
+            }
+        }
+        guard rc == SQLITE_OK else {
+            throw StoreError.sqlite(code: rc, message: "bind parameter \(index)", context: sql)
+        }
+    }
+
+    /// Steps once: true when a row is available, false when done.
+    private func step(_ statement: OpaquePointer, _ sql: String) throws -> Bool {
+        switch sqlite3_step(statement) {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        default:
+            let db = try openHandle()
+            throw StoreError.sqlite(code: sqlite3_extended_errcode(db), message: String(cString: sqlite3_errmsg(db)),
+                                    context: sql)
+        }
+    }
+}

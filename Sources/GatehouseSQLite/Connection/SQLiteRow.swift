@@ -1,0 +1,48 @@
+import CSQLite
+import Foundation
+
+/// Read access to the current row of a stepping statement; valid only inside the row closure.
+struct SQLiteRow {
+    let statement: OpaquePointer
+
+    func isNull(_ column: Int32) -> Bool {
+        sqlite3_column_type(statement, column) == SQLITE_NULL
+    }
+
+    func int64(_ column: Int32) -> Int64 {
+        sqlite3_column_int64(statement, column)
+    }
+
+    func int(_ column: Int32) -> Int {
+        Int(sqlite3_column_int64(statement, column))
+    }
+
+    func bool(_ column: Int32) -> Bool {
+        sqlite3_column_int64(statement, column) != 0
+    }
+
+    func text(_ column: Int32) -> String {
+        guard let pointer = sqlite3_column_text(statement, column) else { return "" }
+        let count = Int(sqlite3_column_bytes(statement, column))
+        return String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)
+    }
+
+    func optionalText(_ column: Int32) -> String? {
+        isNull(column) ? nil : text(column)
+    }
+
+    func blob(_ column: Int32) -> [UInt8] {
+        // A zero-length blob comes back as a NULL pointer.
+        guard let pointer = sqlite3_column_blob(statement, column) else { return [] }
+        let count = Int(sqlite3_column_bytes(statement, column))
+        return Array(UnsafeRawBufferPointer(start: pointer, count: count))
+    }
+
+    func date(_ column: Int32) -> Date {
+        Date(millisecondsSinceEpoch: int64(column))
+    }
+
+    func optionalDate(_ column: Int32) -> Date? {
+        isNull(column) ? nil : date(column)
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+import GatehouseStore
+
+/// The SQLite backend of `GatehouseDatabase`.
+///
+/// WAL journal, `synchronous=NORMAL`, foreign keys on, a busy timeout for other processes,
+/// one writer connection (all writes of this process serialised through it, each in
+/// `BEGIN IMMEDIATE`) and a few reader connections. All SQLite calls run on the connections'
+/// own dispatch queues, never on the cooperative pool.
+public final class SQLiteDatabase: GatehouseDatabase {
+    /// Where this database lives.
+    public let location: SQLiteLocation
+    let pool: SQLiteConnectionPool
+
+    public let signingKeys: any SigningKeyStore
+
+    private init(location: SQLiteLocation, pool: SQLiteConnectionPool) {
+        self.location = location
+        self.pool = pool
+        signingKeys = SQLiteSigningKeyStore(pool: pool)
+    }
+
+    /// Opens (creating if needed) the database at a `sqlite:` URL; see `SQLiteLocation` for
+    /// the accepted forms. Does not migrate: call `migrate()` (or `requireCurrentSchema()`).
+    public static func open(url: String, configuration: SQLiteConfiguration = SQLiteConfiguration()) async throws
+        -> SQLiteDatabase {
+        try await open(location: SQLiteLocation(url: url), configuration: configuration)
+    }
+
+    /// Opens (creating if needed) the database at `location`, creating the parent folder.
+    public static func open(location: SQLiteLocation,
+                            configuration: SQLiteConfiguration = SQLiteConfiguration()) async throws -> SQLiteDatabase {
+        if case .file(let path) = location {
+            let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
+            do {
+                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            } catch {
+                throw StoreError.unavailable(detail: "cannot create folder \(folder.path): \(error)")
+            }
+        }
+        let path = location.sqlitePath
+        let timeout = configuration.busyTimeoutMilliseconds
+        // The writer opens first: it creates the file and switches it to WAL before readers attach.
+        let writer = try await SQLiteConnectionQueue.open(
+            label: "gatehouse.sqlite.writer", path: path, role: .writer, busyTimeoutMilliseconds: timeout)
+        var readers: [SQLiteConnectionQueue] = []
+        if location != .memory {
+            do {
+                for index in 0..<max(0, configuration.readerCount) {
+                    readers.append(try await SQLiteConnectionQueue.open(
+                        label: "gatehouse.sqlite.reader\(index)", path: path, role: .reader,
+                        busyTimeoutMilliseconds: timeout))
+                }
+            } catch {
+                for reader in readers { await reader.close() }
+                await writer.close()
+                throw error
+            }
+        }
+        return SQLiteDatabase(location: location, pool: SQLiteConnectionPool(writer: writer, readers: readers))
+    }
+
+    public func migrate() async throws -> MigrationReport {
+        try await pool.withWriter { try SQLiteMigrator.migrate($0) }
+    }
+
+    public func schemaVersion() async throws -> Int {
+        try await pool.read { try SQLiteMigrator.currentVersion($0) }
+    }
+
+    public func ping() async throws {
+        let answer = try await pool.read { try $0.queryOne("SELECT 1", []) { $0.int(0) } }
+        guard answer == 1 else { throw StoreError.unavailable(detail: "sqlite ping returned \(String(describing: answer))") }
+    }
+
+    public func close() async {
+        await pool.close()
+    }
+
+    /// The latest schema version this build's SQLite migrations reach.
+    public static var supportedSchemaVersion: Int { SQLiteMigrator.latestVersion }
+
+    /// Runs a read-only SQL query returning a single text/integer column, for diagnostics and
+    /// backend-specific tests (`PRAGMA journal_mode`, `PRAGMA foreign_keys`). Not for store logic.
+    public func diagnosticValue(_ sql: String) async throws -> String? {
+        try await pool.read { try $0.queryOne(sql, []) { $0.optionalText(0) } ?? nil }
+    }
+
+    /// Same as `diagnosticValue` but on the writer connection, whose pragmas differ from readers'.
+    public func writerDiagnosticValue(_ sql: String) async throws -> String? {
+        try await pool.withWriter { try $0.queryOne(sql, []) { $0.optionalText(0) } ?? nil }
+    }
+}

@@ -1,0 +1,40 @@
+import Synchronization
+
+/// One writer connection and a few reader connections to the same database.
+///
+/// All writes of a process go through the single writer queue, so they are serialised before
+/// they reach SQLite and never see SQLITE_BUSY from each other; `busy_timeout` only has to
+/// cover other processes. In WAL mode readers never block the writer or each other.
+final class SQLiteConnectionPool: Sendable {
+    private let writer: SQLiteConnectionQueue
+    private let readers: [SQLiteConnectionQueue]
+    private let nextReader = Atomic<Int>(0)
+
+    init(writer: SQLiteConnectionQueue, readers: [SQLiteConnectionQueue]) {
+        self.writer = writer
+        self.readers = readers
+    }
+
+    /// Runs a read-only body on a reader (round robin), or on the writer when there are no
+    /// readers (in-memory databases, where a second connection would see a different database).
+    func read<T: Sendable>(_ body: @escaping @Sendable (SQLiteConnection) throws -> T) async throws -> T {
+        guard !readers.isEmpty else { return try await writer.run(body) }
+        let index = nextReader.wrappingAdd(1, ordering: .relaxed).oldValue
+        return try await readers[index % readers.count].run(body)
+    }
+
+    /// Runs `body` in a `BEGIN IMMEDIATE` transaction on the writer.
+    func write<T: Sendable>(_ body: @escaping @Sendable (SQLiteConnection) throws -> T) async throws -> T {
+        try await writer.run { connection in try connection.writeTransaction { try body(connection) } }
+    }
+
+    /// Runs `body` on the writer without an enclosing transaction (the migrator manages its own).
+    func withWriter<T: Sendable>(_ body: @escaping @Sendable (SQLiteConnection) throws -> T) async throws -> T {
+        try await writer.run(body)
+    }
+
+    func close() async {
+        for reader in readers { await reader.close() }
+        await writer.close()
+    }
+}

@@ -1,2 +1,0 @@
-import GatehouseStore
-import CSQLite

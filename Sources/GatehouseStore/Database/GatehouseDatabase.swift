@@ -1,0 +1,39 @@
+import Foundation
+
+/// An open Gatehouse database: schema management, health, and one store per aggregate.
+///
+/// Implemented once per backend (SQLite today, PostgreSQL later); both must pass the same
+/// conformance suite. Every method is `async` because backends block on I/O, which must not
+/// happen on Swift's cooperative thread pool — a backend hops to its own threads and resumes
+/// the caller when done.
+public protocol GatehouseDatabase: Sendable {
+    /// Applies every pending migration, each in its own transaction, and reports what it did.
+    ///
+    /// Idempotent: a second call applies nothing. Safe to run from another process while a
+    /// server uses the database. Throws `StoreError.schemaTooNew` when the database was
+    /// migrated by a newer build (and changes nothing).
+    func migrate() async throws -> MigrationReport
+
+    /// The schema version the database is at now (0 for an empty database).
+    func schemaVersion() async throws -> Int
+
+    /// A cheap round trip for readiness probes; throws `StoreError.unavailable` when the
+    /// database does not answer.
+    func ping() async throws
+
+    /// Releases connections. Later calls throw `StoreError.unavailable`. Idempotent.
+    func close() async
+
+    var signingKeys: any SigningKeyStore { get }
+}
+
+extension GatehouseDatabase {
+    /// Throws unless the database is at exactly the schema this build was written for; call at
+    /// server start so a server never runs against an unmigrated or newer database.
+    public func requireCurrentSchema() async throws {
+        let found = try await schemaVersion()
+        let supported = StoreSchema.latestVersion
+        if found > supported { throw StoreError.schemaTooNew(found: found, supported: supported) }
+        if found < supported { throw StoreError.schemaOutdated(found: found, required: supported) }
+    }
+}

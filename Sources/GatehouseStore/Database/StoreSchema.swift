@@ -1,0 +1,21 @@
+import Foundation
+
+/// The backend-neutral catalogue of schema versions.
+///
+/// Every backend implements each version with its own SQL, but the numbers and their meaning
+/// are shared so a database's version says the same thing whichever backend wrote it. A schema
+/// change appends an entry here and one migration per backend; entries are never edited.
+public enum StoreSchema {
+    /// A schema version and what it introduces.
+    public struct Version: Sendable, Equatable {
+        public let number: Int
+        public let name: String
+    }
+
+    public static let versions: [Version] = [
+        Version(number: 1, name: "signing_keys"),
+    ]
+
+    /// The version this build expects after `migrate()`.
+    public static var latestVersion: Int { versions.last?.number ?? 0 }
+}

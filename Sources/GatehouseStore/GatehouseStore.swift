@@ -1,1 +1,0 @@
-// Backend-neutral store protocols.

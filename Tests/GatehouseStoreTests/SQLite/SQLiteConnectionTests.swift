@@ -1,0 +1,58 @@
+import Foundation
+import GatehouseSQLite
+import GatehouseStore
+import Testing
+
+@Suite("SQLite connection settings")
+struct SQLiteConnectionTests {
+    @Test func walAndForeignKeysAreActive() async throws {
+        let folder = TemporaryFolder.make()
+        defer { folder.remove() }
+        let db = try await SQLiteDatabase.open(location: .file(path: folder.appending("p.sqlite")))
+        #expect(try await db.writerDiagnosticValue("PRAGMA journal_mode") == "wal")
+        #expect(try await db.diagnosticValue("PRAGMA journal_mode") == "wal")
+        #expect(try await db.writerDiagnosticValue("PRAGMA foreign_keys") == "1")
+        #expect(try await db.writerDiagnosticValue("PRAGMA synchronous") == "1")  // NORMAL
+        #expect(try await db.writerDiagnosticValue("PRAGMA busy_timeout") == "5000")
+        #expect(try await db.diagnosticValue("PRAGMA query_only") == "1")
+        await db.close()
+    }
+
+    @Test func dataSurvivesReopen() async throws {
+        let folder = TemporaryFolder.make()
+        defer { folder.remove() }
+        let url = "sqlite://" + folder.appending("r.sqlite")
+        let first = try await SQLiteDatabase.open(url: url)
+        _ = try await first.migrate()
+        try await first.signingKeys.insert(SigningKeyStoreTests.key("persisted"))
+        await first.close()
+
+        let second = try await SQLiteDatabase.open(url: url)
+        #expect(try await second.schemaVersion() == StoreSchema.latestVersion)
+        #expect(try await second.signingKeys.find(kid: "persisted") == SigningKeyStoreTests.key("persisted"))
+        await second.close()
+    }
+
+    @Test func closedDatabaseIsUnavailable() async throws {
+        let db = try await SQLiteDatabase.open(url: "sqlite::memory:")
+        try await db.ping()
+        await db.close()
+        await db.close()  // idempotent
+        await expectStoreError(.unavailable) { try await db.ping() }
+    }
+
+    @Test func errorsDoNotLeakSQLiteText() async throws {
+        let db = try await SQLiteDatabase.open(url: "sqlite::memory:")
+        _ = try await db.migrate()
+        try await db.signingKeys.insert(SigningKeyStoreTests.key("dup"))
+        do {
+            try await db.signingKeys.insert(SigningKeyStoreTests.key("dup"))
+            Issue.record("expected conflict")
+        } catch let error as StoreError {
+            #expect(!"\(error)".localizedCaseInsensitiveContains("sqlite"))
+            #expect(!"\(error)".contains("UNIQUE"))
+            #expect(error.detail.contains("UNIQUE"))  // kept for logs
+        }
+        await db.close()
+    }
+}

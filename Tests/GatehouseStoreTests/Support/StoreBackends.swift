@@ -1,0 +1,62 @@
+import Foundation
+import GatehouseSQLite
+import GatehouseStore
+import Testing
+
+/// A fresh, migrated, empty database plus the clean-up that removes it.
+struct TestDatabase: Sendable {
+    let database: any GatehouseDatabase
+    let tearDown: @Sendable () async -> Void
+}
+
+/// A way to get a fresh database of one backend. The conformance suite runs once per entry of
+/// `StoreBackends.all`; a PostgreSQL factory is added to that list and must pass the same tests.
+struct StoreBackend: Sendable, CustomTestStringConvertible {
+    let name: String
+    let make: @Sendable () async throws -> TestDatabase
+
+    var testDescription: String { name }
+}
+
+enum StoreBackends {
+    static let all: [StoreBackend] = [sqliteFile]
+
+    /// A temporary SQLite file with the production configuration (WAL, reader pool).
+    static let sqliteFile = StoreBackend(name: "sqlite-file") {
+        let folder = TemporaryFolder.make()
+        let database = try await SQLiteDatabase.open(location: .file(path: folder.appending("db.sqlite")))
+        _ = try await database.migrate()
+        return TestDatabase(database: database) {
+            await database.close()
+            folder.remove()
+        }
+    }
+}
+
+/// Runs `body` against a fresh database of `backend` and always tears it down.
+func withDatabase(_ backend: StoreBackend, _ body: (any GatehouseDatabase) async throws -> Void) async throws {
+    let test = try await backend.make()
+    do {
+        try await body(test.database)
+    } catch {
+        await test.tearDown()
+        throw error
+    }
+    await test.tearDown()
+}
+
+/// A unique folder under the system temporary directory.
+struct TemporaryFolder: Sendable {
+    let path: String
+
+    static func make() -> TemporaryFolder {
+        let path = FileManager.default.temporaryDirectory
+            .appendingPathComponent("gatehouse-store-tests-\(UUID().uuidString)").path
+        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return TemporaryFolder(path: path)
+    }
+
+    func appending(_ name: String) -> String { path + "/" + name }
+
+    func remove() { try? FileManager.default.removeItem(atPath: path) }
+}

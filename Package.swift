@@ -32,15 +32,18 @@ let package = Package(
         ]),
         .executableTarget(name: "GatehouseCLI", dependencies: ["GatehouseServer"]),
 
+        // MARK: Test support: one test body over an in-process or a socket client
+        .target(name: "GatehouseTesting", dependencies: ["GatehouseHTTP", "GatehouseHTTPServer"]),
+
         // MARK: Benchmarks (release-built executables)
         .executableTarget(name: "GatehouseCryptoBench", dependencies: ["GatehouseCrypto"], path: "bench/crypto"),
 
         // MARK: Tests
-        .testTarget(name: "GatehouseHTTPTests", dependencies: ["GatehouseHTTP"]),
-        .testTarget(name: "GatehouseHTTPServerTests", dependencies: ["GatehouseHTTPServer", "GatehouseHTTP"]),
+        .testTarget(name: "GatehouseHTTPTests", dependencies: ["GatehouseHTTP", "GatehouseTesting"]),
+        .testTarget(name: "GatehouseHTTPServerTests", dependencies: ["GatehouseHTTPServer", "GatehouseHTTP", "GatehouseTesting"]),
         .testTarget(name: "GatehouseCryptoTests", dependencies: ["GatehouseCrypto"]),
         .testTarget(name: "GatehouseStoreTests", dependencies: ["GatehouseStore", "GatehouseSQLite"]),
-        .testTarget(name: "GatehouseServerTests", dependencies: ["GatehouseServer", "GatehouseHTTP"]),
+        .testTarget(name: "GatehouseServerTests", dependencies: ["GatehouseServer", "GatehouseHTTP", "GatehouseTesting", "GatehouseStore", "GatehouseSQLite"]),
     ],
     swiftLanguageModes: [.v6]
 )

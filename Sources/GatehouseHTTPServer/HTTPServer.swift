@@ -72,7 +72,9 @@ public final class HTTPServer: Sendable {
     public func stop() async -> Bool {
         guard let handle = daemon.withLock({ $0 }) else { return true }
         draining.store(true, ordering: .releasing)
-        _ = MHD_quiesce_daemon(handle.pointer)
+        // Quiescing hands the listening socket back to us; closing it refuses new connections at once.
+        let listener = MHD_quiesce_daemon(handle.pointer)
+        if listener >= 0 { close(listener) }
         let deadline = ContinuousClock.now + .milliseconds(Int(configuration.shutdownGraceSeconds * 1000))
         while suspended.load(ordering: .acquiring) > 0 {
             if ContinuousClock.now >= deadline { return false }

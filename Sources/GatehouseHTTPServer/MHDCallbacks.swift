@@ -47,12 +47,13 @@ func mhdAccess(_ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?, _ 
     if uploadDataSize.pointee > 0 {
         let count = uploadDataSize.pointee
         uploadDataSize.pointee = 0
-        if state.answered { return .YES }
+        if state.answered || state.bodyTooLarge { return .YES }
         if state.body.count + count > server.configuration.maxBodyBytes {
-            // A chunked body past the limit: answer now and stop reading.
+            // A chunked body past the limit: libmicrohttpd cannot answer mid-upload, so the rest is
+            // read and dropped (memory stays bounded) and 413 goes out when the upload ends.
             state.bodyTooLarge = true
             state.body = []
-            return queue(tooLarge(server), on: connection, closing: true, state: state)
+            return .YES
         }
         if let uploadData {
             uploadData.withMemoryRebound(to: UInt8.self, capacity: count) {
@@ -62,6 +63,7 @@ func mhdAccess(_ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?, _ 
         return .YES
     }
     if state.answered { return .YES }
+    if state.bodyTooLarge { return queue(tooLarge(server), on: connection, closing: true, state: state) }
 
     if let pending = state.pending {
         // Called again after the task resumed the connection.

@@ -51,4 +51,5 @@ public struct URLEncodedForm: Sendable, Equatable {
 /// A parameter that appeared more than once where the protocol allows it once.
 public struct RepeatedParameter: Error, Equatable, Sendable {
     public let name: String
+    public init(name: String) { self.name = name }
 }

@@ -40,12 +40,15 @@ public struct RequestPipeline: Sendable {
             // The path "/" stands in for a target that could not be decoded.
             var placeholder = try! Request(method: method, target: "/", headers: headers, remoteAddress: remoteAddress)
             placeholder.route = "(invalid)"
-            return .ready(answer(placeholder, with: error))
+            return start(placeholder, rejecting: error)
         }
     }
 
     /// Runs middleware and routing; returns the response, or the work that will produce it.
-    public func start(_ incoming: Request) -> Outcome {
+    public func start(_ incoming: Request) -> Outcome { start(incoming, rejecting: nil) }
+
+    /// With `rejection`, middleware still prepares the request (id, metrics) but the router is skipped.
+    private func start(_ incoming: Request, rejecting rejection: HTTPError?) -> Outcome {
         var request = incoming
         var prepared = 0
         do throws(HTTPError) {
@@ -56,6 +59,7 @@ public struct RequestPipeline: Sendable {
         } catch {
             return .ready(finish(request, renderError(error, request), through: prepared))
         }
+        if let rejection { return .ready(answer(request, with: rejection)) }
         switch router.match(request.method, request.path) {
         case .notFound:
             request.route = "(unmatched)"

@@ -1,0 +1,74 @@
+import Foundation
+import GatehouseServer
+import GatehouseStore
+
+/// A `gatehouse` subcommand.
+protocol CLICommand: Sendable {
+    static var name: String { get }
+    static var summary: String { get }
+    static var help: String { get }
+    /// Option names this command takes (`--config`), and whether each takes a value.
+    static var options: [String: Bool] { get }
+    static func run(options: inout CommandOptions, environment: [String: String]) async throws -> Int32
+}
+
+enum ExitCode {
+    static let success: Int32 = 0
+    static let failure: Int32 = 1
+    static let usage: Int32 = 2
+    static let schemaTooNew: Int32 = 3
+
+    /// Prints an error in one line and picks its exit code.
+    static func report(_ error: any Error) -> Int32 {
+        switch error {
+        case let error as UsageError:
+            printError("gatehouse: \(error.message)")
+            return usage
+        case let error as ConfigurationError:
+            printError("gatehouse: \(error)")
+            return usage
+        case let error as StoreError where error.kind == .schemaTooNew:
+            printError("gatehouse: \(error)")
+            return schemaTooNew
+        default:
+            printError("gatehouse: \(error)")
+            return failure
+        }
+    }
+}
+
+struct UsageError: Error { let message: String }
+
+/// `--name value` / `--flag` options after the subcommand.
+struct CommandOptions {
+    private(set) var values: [String: [String]] = [:]
+
+    init(parsing arguments: [String], allowed: [String: Bool]) throws {
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            var name = argument, inlineValue: String?
+            if let eq = argument.firstIndex(of: "="), argument.hasPrefix("--") {
+                name = String(argument[..<eq]); inlineValue = String(argument[argument.index(after: eq)...])
+            }
+            guard let takesValue = allowed[name] else { throw UsageError(message: "unknown option \(argument)") }
+            if takesValue {
+                if let inlineValue {
+                    values[name, default: []].append(inlineValue)
+                } else {
+                    guard index + 1 < arguments.count else { throw UsageError(message: "\(name) needs a value") }
+                    values[name, default: []].append(arguments[index + 1])
+                    index += 1
+                }
+            } else {
+                guard inlineValue == nil else { throw UsageError(message: "\(name) takes no value") }
+                values[name, default: []].append("")
+            }
+            index += 1
+        }
+    }
+
+    func value(_ name: String) -> String? { values[name]?.last }
+    func all(_ name: String) -> [String] { values[name] ?? [] }
+    func flag(_ name: String) -> Bool { values[name] != nil }
+}

@@ -13,11 +13,15 @@ public final class SQLiteDatabase: GatehouseDatabase {
     let pool: SQLiteConnectionPool
 
     public let signingKeys: any SigningKeyStore
+    public let users: any UserStore
+    public let sessions: any SessionStore
 
     private init(location: SQLiteLocation, pool: SQLiteConnectionPool) {
         self.location = location
         self.pool = pool
         signingKeys = SQLiteSigningKeyStore(pool: pool)
+        users = SQLiteUserStore(pool: pool)
+        sessions = SQLiteSessionStore(pool: pool)
     }
 
     /// Opens (creating if needed) the database at a `sqlite:` URL; see `SQLiteLocation` for

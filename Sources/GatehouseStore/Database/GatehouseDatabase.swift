@@ -25,6 +25,8 @@ public protocol GatehouseDatabase: Sendable {
     func close() async
 
     var signingKeys: any SigningKeyStore { get }
+    var users: any UserStore { get }
+    var sessions: any SessionStore { get }
 }
 
 extension GatehouseDatabase {

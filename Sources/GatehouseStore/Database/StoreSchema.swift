@@ -14,6 +14,8 @@ public enum StoreSchema {
 
     public static let versions: [Version] = [
         Version(number: 1, name: "signing_keys"),
+        Version(number: 2, name: "users"),
+        Version(number: 3, name: "sessions"),
     ]
 
     /// The version this build expects after `migrate()`.

@@ -15,6 +15,10 @@ public final class SQLiteDatabase: GatehouseDatabase {
     public let signingKeys: any SigningKeyStore
     public let users: any UserStore
     public let sessions: any SessionStore
+    public let oneTimeTokens: any OneTimeTokenStore
+    public let rateLimits: any RateLimitStore
+    public let auditLog: any AuditLogStore
+    public let flowStates: any FlowStateStore
 
     private init(location: SQLiteLocation, pool: SQLiteConnectionPool) {
         self.location = location
@@ -22,6 +26,10 @@ public final class SQLiteDatabase: GatehouseDatabase {
         signingKeys = SQLiteSigningKeyStore(pool: pool)
         users = SQLiteUserStore(pool: pool)
         sessions = SQLiteSessionStore(pool: pool)
+        oneTimeTokens = SQLiteOneTimeTokenStore(pool: pool)
+        rateLimits = SQLiteRateLimitStore(pool: pool)
+        auditLog = SQLiteAuditLogStore(pool: pool)
+        flowStates = SQLiteFlowStateStore(pool: pool)
     }
 
     /// Opens (creating if needed) the database at a `sqlite:` URL; see `SQLiteLocation` for

@@ -27,6 +27,10 @@ public protocol GatehouseDatabase: Sendable {
     var signingKeys: any SigningKeyStore { get }
     var users: any UserStore { get }
     var sessions: any SessionStore { get }
+    var oneTimeTokens: any OneTimeTokenStore { get }
+    var rateLimits: any RateLimitStore { get }
+    var auditLog: any AuditLogStore { get }
+    var flowStates: any FlowStateStore { get }
 }
 
 extension GatehouseDatabase {

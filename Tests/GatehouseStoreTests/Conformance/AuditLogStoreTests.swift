@@ -5,7 +5,7 @@ import Testing
 @Suite("AuditLogStore conformance")
 struct AuditLogStoreTests {
     static func event(_ type: String, user: String? = "u1", at seconds: Double) -> AuditEvent {
-        AuditEvent(occurredAt: Clock.at(seconds), userId: user, type: type, ip: "198.51.100.7",
+        AuditEvent(occurredAt: TestTime.at(seconds), userId: user, type: type, ip: "198.51.100.7",
                    userAgent: "Browser/1", details: #"{"method":"pwd"}"#)
     }
 
@@ -43,9 +43,9 @@ struct AuditLogStoreTests {
     func purgeOlderThan(_ backend: StoreBackend) async throws {
         try await withDatabase(backend) { db in
             for second in 0..<5 { try await db.auditLog.append(Self.event("e", at: Double(second))) }
-            #expect(try await db.auditLog.purge(olderThan: Clock.at(3), limit: 2) == 2)
-            #expect(try await db.auditLog.purge(olderThan: Clock.at(3), limit: 2) == 1)
-            #expect(try await db.auditLog.list(userId: "u1", limit: 10).map(\.event.occurredAt) == [Clock.at(4), Clock.at(3)])
+            #expect(try await db.auditLog.purge(olderThan: TestTime.at(3), limit: 2) == 2)
+            #expect(try await db.auditLog.purge(olderThan: TestTime.at(3), limit: 2) == 1)
+            #expect(try await db.auditLog.list(userId: "u1", limit: 10).map(\.event.occurredAt) == [TestTime.at(4), TestTime.at(3)])
         }
     }
 }

@@ -5,7 +5,7 @@ import Testing
 @Suite("FlowStateStore conformance")
 struct FlowStateStoreTests {
     static func flow(_ seed: String, expiresIn: Double = 600) -> FlowState {
-        FlowState(stateHash: testHash(seed), createdAt: Clock.at(0), expiresAt: Clock.at(expiresIn),
+        FlowState(stateHash: testHash(seed), createdAt: TestTime.at(0), expiresAt: TestTime.at(expiresIn),
                   payload: #"{"provider":"apple","nonce":"n","return_to":"/"}"#)
     }
 
@@ -13,9 +13,9 @@ struct FlowStateStoreTests {
     func consumeOnce(_ backend: StoreBackend) async throws {
         try await withDatabase(backend) { db in
             try await db.flowStates.create(Self.flow("s1"))
-            #expect(try await db.flowStates.consume(stateHash: testHash("s1"), now: Clock.at(5)) == Self.flow("s1"))
-            #expect(try await db.flowStates.consume(stateHash: testHash("s1"), now: Clock.at(6)) == nil)
-            #expect(try await db.flowStates.consume(stateHash: testHash("unknown"), now: Clock.at(6)) == nil)
+            #expect(try await db.flowStates.consume(stateHash: testHash("s1"), now: TestTime.at(5)) == Self.flow("s1"))
+            #expect(try await db.flowStates.consume(stateHash: testHash("s1"), now: TestTime.at(6)) == nil)
+            #expect(try await db.flowStates.consume(stateHash: testHash("unknown"), now: TestTime.at(6)) == nil)
         }
     }
 
@@ -23,8 +23,8 @@ struct FlowStateStoreTests {
     func expiredFlowIsNotReturned(_ backend: StoreBackend) async throws {
         try await withDatabase(backend) { db in
             try await db.flowStates.create(Self.flow("s1", expiresIn: 10))
-            #expect(try await db.flowStates.consume(stateHash: testHash("s1"), now: Clock.at(10)) == nil)
-            #expect(try await db.flowStates.purgeExpired(now: Clock.at(10), limit: 10) == 1)
+            #expect(try await db.flowStates.consume(stateHash: testHash("s1"), now: TestTime.at(10)) == nil)
+            #expect(try await db.flowStates.purgeExpired(now: TestTime.at(10), limit: 10) == 1)
         }
     }
 
@@ -43,7 +43,7 @@ struct FlowStateStoreTests {
             let store = db.flowStates
             let winners = try await withThrowingTaskGroup(of: Bool.self) { group in
                 for _ in 0..<20 {
-                    group.addTask { try await store.consume(stateHash: testHash("race"), now: Clock.at(1)) != nil }
+                    group.addTask { try await store.consume(stateHash: testHash("race"), now: TestTime.at(1)) != nil }
                 }
                 return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
             }
@@ -56,8 +56,8 @@ struct FlowStateStoreTests {
         try await withDatabase(backend) { db in
             try await db.flowStates.create(Self.flow("old", expiresIn: 10))
             try await db.flowStates.create(Self.flow("live", expiresIn: 1000))
-            #expect(try await db.flowStates.purgeExpired(now: Clock.at(500), limit: 10) == 1)
-            #expect(try await db.flowStates.consume(stateHash: testHash("live"), now: Clock.at(500)) != nil)
+            #expect(try await db.flowStates.purgeExpired(now: TestTime.at(500), limit: 10) == 1)
+            #expect(try await db.flowStates.consume(stateHash: testHash("live"), now: TestTime.at(500)) != nil)
         }
     }
 }

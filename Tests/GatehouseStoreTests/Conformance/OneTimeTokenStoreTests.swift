@@ -6,8 +6,8 @@ import Testing
 struct OneTimeTokenStoreTests {
     static func token(_ seed: String, purpose: TokenPurpose = .passwordReset, userId: String = "u1",
                       expiresIn: Double = 600) -> OneTimeToken {
-        OneTimeToken(hash: testHash(seed), purpose: purpose, userId: userId, createdAt: Clock.at(0),
-                     expiresAt: Clock.at(expiresIn), payload: #"{"challenge":"abc"}"#)
+        OneTimeToken(hash: testHash(seed), purpose: purpose, userId: userId, createdAt: TestTime.at(0),
+                     expiresAt: TestTime.at(expiresIn), payload: #"{"challenge":"abc"}"#)
     }
 
     @Test(arguments: StoreBackends.all)
@@ -17,11 +17,11 @@ struct OneTimeTokenStoreTests {
             let token = Self.token("t1")
             try await db.oneTimeTokens.create(token)
             let consumed = try #require(try await db.oneTimeTokens.consume(hash: token.hash, purpose: .passwordReset,
-                                                                           now: Clock.at(10)))
+                                                                           now: TestTime.at(10)))
             var expected = token
-            expected.usedAt = Clock.at(10)
+            expected.usedAt = TestTime.at(10)
             #expect(consumed == expected)
-            #expect(try await db.oneTimeTokens.consume(hash: token.hash, purpose: .passwordReset, now: Clock.at(11)) == nil)
+            #expect(try await db.oneTimeTokens.consume(hash: token.hash, purpose: .passwordReset, now: TestTime.at(11)) == nil)
         }
     }
 
@@ -31,11 +31,11 @@ struct OneTimeTokenStoreTests {
             try await db.users.create(.fixture("u1"))
             try await db.oneTimeTokens.create(Self.token("t1", purpose: .emailVerify, expiresIn: 120))
             let hash = testHash("t1")
-            #expect(try await db.oneTimeTokens.consume(hash: hash, purpose: .passwordReset, now: Clock.at(1)) == nil)
-            #expect(try await db.oneTimeTokens.consume(hash: hash, purpose: .emailVerify, now: Clock.at(120)) == nil)
-            #expect(try await db.oneTimeTokens.consume(hash: testHash("nope"), purpose: .emailVerify, now: Clock.at(1)) == nil)
+            #expect(try await db.oneTimeTokens.consume(hash: hash, purpose: .passwordReset, now: TestTime.at(1)) == nil)
+            #expect(try await db.oneTimeTokens.consume(hash: hash, purpose: .emailVerify, now: TestTime.at(120)) == nil)
+            #expect(try await db.oneTimeTokens.consume(hash: testHash("nope"), purpose: .emailVerify, now: TestTime.at(1)) == nil)
             // Wrong purpose and late attempts did not burn it.
-            #expect(try await db.oneTimeTokens.consume(hash: hash, purpose: .emailVerify, now: Clock.at(119.999)) != nil)
+            #expect(try await db.oneTimeTokens.consume(hash: hash, purpose: .emailVerify, now: TestTime.at(119.999)) != nil)
         }
     }
 
@@ -58,7 +58,7 @@ struct OneTimeTokenStoreTests {
             let winners = try await withThrowingTaskGroup(of: Bool.self) { group in
                 for _ in 0..<50 {
                     group.addTask {
-                        try await store.consume(hash: testHash("race"), purpose: .handoff, now: Clock.at(1)) != nil
+                        try await store.consume(hash: testHash("race"), purpose: .handoff, now: TestTime.at(1)) != nil
                     }
                 }
                 return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
@@ -77,10 +77,10 @@ struct OneTimeTokenStoreTests {
             try await db.oneTimeTokens.create(Self.token("v1", purpose: .emailVerify))
             try await db.oneTimeTokens.create(Self.token("other", userId: "u2"))
             #expect(try await db.oneTimeTokens.invalidateAll(userId: "u1", purpose: .passwordReset) == 2)
-            #expect(try await db.oneTimeTokens.consume(hash: testHash("r1"), purpose: .passwordReset, now: Clock.at(1)) == nil)
-            #expect(try await db.oneTimeTokens.consume(hash: testHash("v1"), purpose: .emailVerify, now: Clock.at(1)) != nil)
+            #expect(try await db.oneTimeTokens.consume(hash: testHash("r1"), purpose: .passwordReset, now: TestTime.at(1)) == nil)
+            #expect(try await db.oneTimeTokens.consume(hash: testHash("v1"), purpose: .emailVerify, now: TestTime.at(1)) != nil)
             #expect(try await db.oneTimeTokens.consume(hash: testHash("other"), purpose: .passwordReset,
-                                                       now: Clock.at(1)) != nil)
+                                                       now: TestTime.at(1)) != nil)
         }
     }
 
@@ -91,9 +91,9 @@ struct OneTimeTokenStoreTests {
             try await db.oneTimeTokens.create(Self.token("short1", expiresIn: 60))
             try await db.oneTimeTokens.create(Self.token("short2", expiresIn: 60))
             try await db.oneTimeTokens.create(Self.token("long", expiresIn: 6000))
-            #expect(try await db.oneTimeTokens.purgeExpired(now: Clock.at(60), limit: 1) == 1)
-            #expect(try await db.oneTimeTokens.purgeExpired(now: Clock.at(60), limit: 10) == 1)
-            #expect(try await db.oneTimeTokens.purgeExpired(now: Clock.at(60), limit: 10) == 0)
+            #expect(try await db.oneTimeTokens.purgeExpired(now: TestTime.at(60), limit: 1) == 1)
+            #expect(try await db.oneTimeTokens.purgeExpired(now: TestTime.at(60), limit: 10) == 1)
+            #expect(try await db.oneTimeTokens.purgeExpired(now: TestTime.at(60), limit: 10) == 0)
             try await db.users.delete(id: "u1")
             try await db.users.create(.fixture("u1"))
             // The cascade removed "long": the hash can be created again.

@@ -19,7 +19,7 @@ struct UserStoreTests {
     @Test(arguments: StoreBackends.all)
     func providerOnlyUserHasNoPassword(_ backend: StoreBackend) async throws {
         try await withDatabase(backend) { db in
-            let user = User(id: "apple1", email: "x@privaterelay.appleid.com", createdAt: Clock.at(0))
+            let user = User(id: "apple1", email: "x@privaterelay.appleid.com", createdAt: TestTime.at(0))
             try await db.users.create(user)
             let found = try #require(try await db.users.find(id: "apple1"))
             #expect(found.passwordHash == nil)
@@ -44,24 +44,24 @@ struct UserStoreTests {
         try await withDatabase(backend) { db in
             try await db.users.create(.fixture("u1"))
             let updated = try await db.users.update(
-                id: "u1", [.displayName(nil), .emailVerified(false), .disabled(true), .passwordHash(nil)], at: Clock.at(60))
+                id: "u1", [.displayName(nil), .emailVerified(false), .disabled(true), .passwordHash(nil)], at: TestTime.at(60))
             #expect(updated.displayName == nil)
             #expect(updated.emailVerified == false)
             #expect(updated.disabled == true)
             #expect(updated.passwordHash == nil)
             #expect(updated.email == "u1@example.test")
-            #expect(updated.createdAt == Clock.at(0))
-            #expect(updated.updatedAt == Clock.at(60))
+            #expect(updated.createdAt == TestTime.at(0))
+            #expect(updated.updatedAt == TestTime.at(60))
             #expect(try await db.users.find(id: "u1") == updated)
 
             let renamed = try await db.users.update(id: "u1", [.email("new@example.test"), .displayName("N")],
-                                                    at: Clock.at(61))
+                                                    at: TestTime.at(61))
             #expect(renamed.email == "new@example.test")
             #expect(renamed.displayName == "N")
             #expect(try await db.users.find(email: "new@example.test")?.id == "u1")
 
-            let touched = try await db.users.update(id: "u1", [], at: Clock.at(62))
-            #expect(touched.updatedAt == Clock.at(62))
+            let touched = try await db.users.update(id: "u1", [], at: TestTime.at(62))
+            #expect(touched.updatedAt == TestTime.at(62))
         }
     }
 
@@ -70,9 +70,9 @@ struct UserStoreTests {
         try await withDatabase(backend) { db in
             try await db.users.create(.fixture("u1"))
             try await db.users.create(.fixture("u2"))
-            await expectStoreError(.notFound) { try await db.users.update(id: "ghost", [.disabled(true)], at: Clock.at(1)) }
+            await expectStoreError(.notFound) { try await db.users.update(id: "ghost", [.disabled(true)], at: TestTime.at(1)) }
             await expectStoreError(.conflict) {
-                try await db.users.update(id: "u2", [.email("u1@example.test")], at: Clock.at(1))
+                try await db.users.update(id: "u2", [.email("u1@example.test")], at: TestTime.at(1))
             }
             #expect(try await db.users.find(id: "u2")?.email == "u2@example.test")
         }

@@ -21,7 +21,7 @@ struct SQLiteConcurrencyTests {
                 group.addTask {
                     for index in 0..<200 {
                         try await server.auditLog.append(AuditEvent(
-                            occurredAt: Clock.at(Double(index)), userId: "w\(writer)", type: "test.write"))
+                            occurredAt: TestTime.at(Double(index)), userId: "w\(writer)", type: "test.write"))
                     }
                 }
             }
@@ -54,7 +54,7 @@ struct SQLiteConcurrencyTests {
         let winners = try await withThrowingTaskGroup(of: Bool.self) { group in
             for consumer in 0..<50 {
                 let store = consumer % 2 == 0 ? first.oneTimeTokens : second.oneTimeTokens
-                group.addTask { try await store.consume(hash: testHash("x"), purpose: .handoff, now: Clock.at(1)) != nil }
+                group.addTask { try await store.consume(hash: testHash("x"), purpose: .handoff, now: TestTime.at(1)) != nil }
             }
             return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
         }
@@ -64,7 +64,7 @@ struct SQLiteConcurrencyTests {
             for caller in 0..<30 {
                 let limits = caller % 2 == 0 ? first.rateLimits : second.rateLimits
                 group.addTask {
-                    try await limits.hit(bucket: "login", key: "k", window: 60, limit: 4, now: Clock.at(0)).allowed
+                    try await limits.hit(bucket: "login", key: "k", window: 60, limit: 4, now: TestTime.at(0)).allowed
                 }
             }
             return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
@@ -105,7 +105,7 @@ struct SQLiteConcurrencyTests {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for index in 0..<4 {
                     group.addTask {
-                        try await db.auditLog.append(AuditEvent(occurredAt: Clock.at(Double(index)), type: "queued"))
+                        try await db.auditLog.append(AuditEvent(occurredAt: TestTime.at(Double(index)), type: "queued"))
                         finished.increment()
                     }
                 }
@@ -134,10 +134,10 @@ struct SQLiteConcurrencyTests {
         let foreign = try RawSQLiteConnection(path: path)
         try foreign.execute("BEGIN IMMEDIATE")
         await expectStoreError(.unavailable) {
-            try await db.auditLog.append(AuditEvent(occurredAt: Clock.at(0), type: "blocked"))
+            try await db.auditLog.append(AuditEvent(occurredAt: TestTime.at(0), type: "blocked"))
         }
         try foreign.execute("ROLLBACK")
-        try await db.auditLog.append(AuditEvent(occurredAt: Clock.at(0), type: "after"))
+        try await db.auditLog.append(AuditEvent(occurredAt: TestTime.at(0), type: "after"))
         #expect(try await db.auditLog.count(userId: nil) == 1)
         await db.close()
     }

@@ -11,7 +11,7 @@ enum SQLiteValue: Sendable {
 
 /// Something that can be bound as a statement parameter; lets store code pass model fields
 /// (`String?`, `Date`, `TokenHash`) straight into `run`/`query`.
-protocol SQLiteBindable {
+protocol SQLiteBindable: Sendable {
     var sqliteValue: SQLiteValue { get }
 }
 

@@ -13,11 +13,23 @@ public final class SQLiteDatabase: GatehouseDatabase {
     let pool: SQLiteConnectionPool
 
     public let signingKeys: any SigningKeyStore
+    public let users: any UserStore
+    public let sessions: any SessionStore
+    public let oneTimeTokens: any OneTimeTokenStore
+    public let rateLimits: any RateLimitStore
+    public let auditLog: any AuditLogStore
+    public let flowStates: any FlowStateStore
 
     private init(location: SQLiteLocation, pool: SQLiteConnectionPool) {
         self.location = location
         self.pool = pool
         signingKeys = SQLiteSigningKeyStore(pool: pool)
+        users = SQLiteUserStore(pool: pool)
+        sessions = SQLiteSessionStore(pool: pool)
+        oneTimeTokens = SQLiteOneTimeTokenStore(pool: pool)
+        rateLimits = SQLiteRateLimitStore(pool: pool)
+        auditLog = SQLiteAuditLogStore(pool: pool)
+        flowStates = SQLiteFlowStateStore(pool: pool)
     }
 
     /// Opens (creating if needed) the database at a `sqlite:` URL; see `SQLiteLocation` for
@@ -80,14 +92,15 @@ public final class SQLiteDatabase: GatehouseDatabase {
     /// The latest schema version this build's SQLite migrations reach.
     public static var supportedSchemaVersion: Int { SQLiteMigrator.latestVersion }
 
-    /// Runs a read-only SQL query returning a single text/integer column, for diagnostics and
-    /// backend-specific tests (`PRAGMA journal_mode`, `PRAGMA foreign_keys`). Not for store logic.
-    public func diagnosticValue(_ sql: String) async throws -> String? {
-        try await pool.read { try $0.queryOne(sql, []) { $0.optionalText(0) } ?? nil }
-    }
-
-    /// Same as `diagnosticValue` but on the writer connection, whose pragmas differ from readers'.
-    public func writerDiagnosticValue(_ sql: String) async throws -> String? {
-        try await pool.withWriter { try $0.queryOne(sql, []) { $0.optionalText(0) } ?? nil }
+    /// The value of a PRAGMA such as `journal_mode` or `foreign_keys`, read on the writer or on
+    /// a reader connection (their settings differ: readers are `query_only`). For diagnostics and
+    /// backend tests; only plain pragma names are accepted, so nothing can be set through it.
+    public func pragma(_ name: String, onReader: Bool = false) async throws -> String? {
+        guard !name.isEmpty, name.allSatisfy({ $0.isASCII && ($0.isLetter || $0 == "_") }) else {
+            throw StoreError.invalidArgument(detail: "not a pragma name: \(name)")
+        }
+        let sql = "PRAGMA \(name)"
+        let body: @Sendable (SQLiteConnection) throws -> String? = { try $0.queryOne(sql, []) { $0.optionalText(0) } ?? nil }
+        return onReader ? try await pool.read(body) : try await pool.withWriter(body)
     }
 }

@@ -19,8 +19,8 @@ final class SQLiteConnectionPool: Sendable {
     /// readers (in-memory databases, where a second connection would see a different database).
     func read<T: Sendable>(_ body: @escaping @Sendable (SQLiteConnection) throws -> T) async throws -> T {
         guard !readers.isEmpty else { return try await writer.run(body) }
-        let index = nextReader.wrappingAdd(1, ordering: .relaxed).oldValue
-        return try await readers[index % readers.count].run(body)
+        let ticket = UInt(bitPattern: nextReader.wrappingAdd(1, ordering: .relaxed).oldValue)
+        return try await readers[Int(ticket % UInt(readers.count))].run(body)
     }
 
     /// Runs `body` in a `BEGIN IMMEDIATE` transaction on the writer.

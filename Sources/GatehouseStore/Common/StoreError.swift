@@ -18,12 +18,14 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
     case unavailable(detail: String)
     /// The location or configuration given to the opener is not usable.
     case invalidConfiguration(detail: String)
+    /// An argument the store cannot use (e.g. a malformed page cursor from a query string).
+    case invalidArgument(detail: String)
     /// Anything else the backend reported (I/O error, corrupt row, bug).
     case failure(detail: String)
 
     /// The case without its payload, for `switch`/`==` in callers and tests.
     public enum Kind: Sendable, Equatable {
-        case conflict, notFound, schemaTooNew, schemaOutdated, unavailable, invalidConfiguration, failure
+        case conflict, notFound, schemaTooNew, schemaOutdated, unavailable, invalidConfiguration, invalidArgument, failure
     }
 
     public var kind: Kind {
@@ -34,6 +36,7 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
         case .schemaOutdated: .schemaOutdated
         case .unavailable: .unavailable
         case .invalidConfiguration: .invalidConfiguration
+        case .invalidArgument: .invalidArgument
         case .failure: .failure
         }
     }
@@ -41,7 +44,8 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
     /// Backend detail for logs. Never render this to a client.
     public var detail: String {
         switch self {
-        case .conflict(let d), .notFound(let d), .unavailable(let d), .invalidConfiguration(let d), .failure(let d):
+        case .conflict(let d), .notFound(let d), .unavailable(let d), .invalidConfiguration(let d),
+             .invalidArgument(let d), .failure(let d):
             d
         case .schemaTooNew(let found, let supported):
             "database schema version \(found) is newer than this build supports (\(supported))"
@@ -61,6 +65,7 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
             "database schema version \(found) is older than required (\(required))"
         case .unavailable: "store unavailable"
         case .invalidConfiguration: "store configuration invalid"
+        case .invalidArgument: "store: invalid argument"
         case .failure: "store failure"
         }
     }

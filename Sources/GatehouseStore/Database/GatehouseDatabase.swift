@@ -6,6 +6,11 @@ import Foundation
 /// conformance suite. Every method is `async` because backends block on I/O, which must not
 /// happen on Swift's cooperative thread pool — a backend hops to its own threads and resumes
 /// the caller when done.
+///
+/// Conventions every backend keeps: times are stored at millisecond precision; record ids are
+/// strings chosen by the caller (`RecordID.random()`), except audit sequence numbers, which the
+/// store assigns; secrets arrive only as `TokenHash`; single-use consumption is one atomic
+/// conditional statement; errors are `StoreError`.
 public protocol GatehouseDatabase: Sendable {
     /// Applies every pending migration, each in its own transaction, and reports what it did.
     ///
@@ -24,7 +29,20 @@ public protocol GatehouseDatabase: Sendable {
     /// Releases connections. Later calls throw `StoreError.unavailable`. Idempotent.
     func close() async
 
+    /// JWS signing keys (rotation, JWKS).
     var signingKeys: any SigningKeyStore { get }
+    /// Accounts.
+    var users: any UserStore { get }
+    /// Cookie sessions, keyed by hashed session id.
+    var sessions: any SessionStore { get }
+    /// Single-use tokens (password reset, email verification, hand-off).
+    var oneTimeTokens: any OneTimeTokenStore { get }
+    /// Fixed-window counters shared by all processes.
+    var rateLimits: any RateLimitStore { get }
+    /// Append-only security log.
+    var auditLog: any AuditLogStore { get }
+    /// Upstream OAuth flow state, keyed by hashed `state`.
+    var flowStates: any FlowStateStore { get }
 }
 
 extension GatehouseDatabase {

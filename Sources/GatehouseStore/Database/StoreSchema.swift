@@ -14,6 +14,12 @@ public enum StoreSchema {
 
     public static let versions: [Version] = [
         Version(number: 1, name: "signing_keys"),
+        Version(number: 2, name: "users"),
+        Version(number: 3, name: "sessions"),
+        Version(number: 4, name: "one_time_tokens"),
+        Version(number: 5, name: "rate_limits"),
+        Version(number: 6, name: "audit_log"),
+        Version(number: 7, name: "flow_states"),
     ]
 
     /// The version this build expects after `migrate()`.

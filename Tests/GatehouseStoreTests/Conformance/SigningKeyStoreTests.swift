@@ -6,8 +6,8 @@ import Testing
 struct SigningKeyStoreTests {
     static func key(_ kid: String, created: Double = 0) -> SigningKey {
         SigningKey(kid: kid, algorithm: "ES256", publicJWK: #"{"kty":"EC","crv":"P-256","kid":"\#(kid)"}"#,
-                   encryptedPrivateKey: [1, 2, 3, 0, 255], createdAt: Clock.at(created),
-                   activatesAt: Clock.at(created + 3600))
+                   encryptedPrivateKey: [1, 2, 3, 0, 255], createdAt: TestTime.at(created),
+                   activatesAt: TestTime.at(created + 3600))
     }
 
     @Test(arguments: StoreBackends.all)
@@ -46,13 +46,13 @@ struct SigningKeyStoreTests {
             let keys = db.signingKeys
             try await keys.insert(Self.key("old"))
             try await keys.insert(Self.key("new", created: 5))
-            try await keys.retire(kid: "old", at: Clock.at(100), publishUntil: Clock.at(200))
+            try await keys.retire(kid: "old", at: TestTime.at(100), publishUntil: TestTime.at(200))
             let old = try #require(try await keys.find(kid: "old"))
-            #expect(old.retiredAt == Clock.at(100))
-            #expect(old.publishUntil == Clock.at(200))
+            #expect(old.retiredAt == TestTime.at(100))
+            #expect(old.publishUntil == TestTime.at(200))
 
-            #expect(try await keys.deleteExpired(now: Clock.at(200)) == 0)  // publishUntil is inclusive
-            #expect(try await keys.deleteExpired(now: Clock.at(200.001)) == 1)
+            #expect(try await keys.deleteExpired(now: TestTime.at(200)) == 0)  // publishUntil is inclusive
+            #expect(try await keys.deleteExpired(now: TestTime.at(200.001)) == 1)
             #expect(try await keys.list().map(\.kid) == ["new"])
         }
     }
@@ -61,7 +61,7 @@ struct SigningKeyStoreTests {
     func retireUnknownKidIsNotFound(_ backend: StoreBackend) async throws {
         try await withDatabase(backend) { db in
             await expectStoreError(.notFound) {
-                try await db.signingKeys.retire(kid: "ghost", at: Clock.at(0), publishUntil: Clock.at(1))
+                try await db.signingKeys.retire(kid: "ghost", at: TestTime.at(0), publishUntil: TestTime.at(1))
             }
         }
     }

@@ -9,12 +9,14 @@ struct SQLiteConnectionTests {
         let folder = TemporaryFolder.make()
         defer { folder.remove() }
         let db = try await SQLiteDatabase.open(location: .file(path: folder.appending("p.sqlite")))
-        #expect(try await db.writerDiagnosticValue("PRAGMA journal_mode") == "wal")
-        #expect(try await db.diagnosticValue("PRAGMA journal_mode") == "wal")
-        #expect(try await db.writerDiagnosticValue("PRAGMA foreign_keys") == "1")
-        #expect(try await db.writerDiagnosticValue("PRAGMA synchronous") == "1")  // NORMAL
-        #expect(try await db.writerDiagnosticValue("PRAGMA busy_timeout") == "5000")
-        #expect(try await db.diagnosticValue("PRAGMA query_only") == "1")
+        #expect(try await db.pragma("journal_mode") == "wal")
+        #expect(try await db.pragma("journal_mode", onReader: true) == "wal")
+        #expect(try await db.pragma("foreign_keys") == "1")
+        #expect(try await db.pragma("synchronous") == "1")  // NORMAL
+        #expect(try await db.pragma("busy_timeout") == "5000")
+        #expect(try await db.pragma("query_only", onReader: true) == "1")
+        #expect(try await db.pragma("query_only") == "0")
+        await expectStoreError(.invalidArgument) { _ = try await db.pragma("journal_mode=DELETE") }
         await db.close()
     }
 

@@ -3,7 +3,7 @@ import GatehouseStore
 import Testing
 
 /// Test times are whole milliseconds: the stores keep millisecond precision.
-enum Clock {
+enum TestTime {
     /// 2026-01-01T00:00:00Z.
     static let base = Date(timeIntervalSince1970: 1_767_225_600)
 

@@ -1,23 +1,35 @@
 import CSQLite
 
-/// Direct SQLite access for tests that must tamper with a file the way another build or
-/// process would (e.g. write a future schema version).
-enum RawSQLite {
+/// Direct SQLite access for tests that act as another build or another process would: write a
+/// future schema version, or hold the write lock.
+final class RawSQLiteConnection {
     struct Failure: Error, CustomStringConvertible {
         let description: String
     }
 
-    static func execute(path: String, _ sql: String) throws {
-        var db: OpaquePointer?
-        defer { sqlite3_close_v2(db) }
-        guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK else {
+    private var handle: OpaquePointer?
+
+    init(path: String) throws {
+        guard sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK else {
+            sqlite3_close_v2(handle)
             throw Failure(description: "open \(path)")
         }
-        sqlite3_busy_timeout(db, 5_000)
+        sqlite3_busy_timeout(handle, 5_000)
+    }
+
+    deinit { sqlite3_close_v2(handle) }
+
+    func execute(_ sql: String) throws {
         var message: UnsafeMutablePointer<CChar>?
-        guard sqlite3_exec(db, sql, nil, nil, &message) == SQLITE_OK else {
+        guard sqlite3_exec(handle, sql, nil, nil, &message) == SQLITE_OK else {
             defer { sqlite3_free(message) }
             throw Failure(description: message.map { String(cString: $0) } ?? "exec failed")
         }
+    }
+}
+
+enum RawSQLite {
+    static func execute(path: String, _ sql: String) throws {
+        try RawSQLiteConnection(path: path).execute(sql)
     }
 }

@@ -19,7 +19,7 @@ struct StoreBackend: Sendable, CustomTestStringConvertible {
 }
 
 enum StoreBackends {
-    static let all: [StoreBackend] = [sqliteFile]
+    static let all: [StoreBackend] = [sqliteFile, sqliteMemory]
 
     /// A temporary SQLite file with the production configuration (WAL, reader pool).
     static let sqliteFile = StoreBackend(name: "sqlite-file") {
@@ -30,6 +30,13 @@ enum StoreBackends {
             await database.close()
             folder.remove()
         }
+    }
+
+    /// An in-memory SQLite database: one connection serves reads and writes.
+    static let sqliteMemory = StoreBackend(name: "sqlite-memory") {
+        let database = try await SQLiteDatabase.open(url: "sqlite::memory:")
+        _ = try await database.migrate()
+        return TestDatabase(database: database) { await database.close() }
     }
 }
 

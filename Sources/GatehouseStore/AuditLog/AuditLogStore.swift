@@ -1,0 +1,18 @@
+import Foundation
+
+/// An append-only security log.
+public protocol AuditLogStore: Sendable {
+    /// Appends an event; returns its sequence number.
+    @discardableResult
+    func append(_ event: AuditEvent) async throws -> Int64
+
+    /// The user's most recent events, newest first, at most `limit` (1…1000).
+    func list(userId: String, limit: Int) async throws -> [AuditRecord]
+
+    /// Number of events, of one user or (nil) of everyone.
+    func count(userId: String?) async throws -> Int
+
+    /// Retention: deletes up to `limit` events that occurred before `cutoff`; returns how many.
+    @discardableResult
+    func purge(olderThan cutoff: Date, limit: Int) async throws -> Int
+}

@@ -42,7 +42,7 @@ let package = Package(
         .testTarget(name: "GatehouseHTTPTests", dependencies: ["GatehouseHTTP", "GatehouseTesting"]),
         .testTarget(name: "GatehouseHTTPServerTests", dependencies: ["GatehouseHTTPServer", "GatehouseHTTP", "GatehouseTesting"]),
         .testTarget(name: "GatehouseCryptoTests", dependencies: ["GatehouseCrypto"]),
-        .testTarget(name: "GatehouseStoreTests", dependencies: ["GatehouseStore", "GatehouseSQLite"]),
+        .testTarget(name: "GatehouseStoreTests", dependencies: ["GatehouseStore", "GatehouseSQLite", "CSQLite"]),
         .testTarget(name: "GatehouseServerTests", dependencies: ["GatehouseServer", "GatehouseHTTP", "GatehouseTesting", "GatehouseStore", "GatehouseSQLite"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,30 @@
+# Gatehouse: two commands for a fresh machine.
+#   make run   installs what is missing, builds (release) and serves on SQLite with the demo set-up
+#   make test  installs what is missing and runs every test
+SHELL := /bin/bash
+SWIFT ?= swift
+export GATEHOUSE_DEMO ?= 1
+
+.PHONY: run test build release bootstrap test-swift test-browser bench clean
+
+bootstrap:
+	@scripts/bootstrap
+
+build: bootstrap
+	$(SWIFT) build
+
+release: bootstrap
+	$(SWIFT) build -c release --product gatehouse
+
+run: release
+	@echo "Gatehouse on $${GATEHOUSE_PUBLIC_URL:-http://127.0.0.1:8080} (Ctrl-C stops it)"
+	.build/release/gatehouse serve
+
+test: bootstrap
+	@scripts/test
+
+bench: bootstrap
+	bench/http.sh
+
+clean:
+	rm -rf .build

@@ -1,0 +1,105 @@
+import Foundation
+import GatehouseTesting
+import Testing
+
+/// Runs the built `gatehouse` binary: exit codes, messages, migrate, and serve + SIGTERM.
+@Suite(.serialized) struct CommandLineTests {
+    struct Result { let status: Int32; let stdout: String; let stderr: String }
+
+    static var binary: URL {
+        // The test bundle sits in the build folder beside the `gatehouse` executable.
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("gatehouse")
+    }
+
+    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Result {
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        process.environment = environment.merging(["PATH": "/usr/bin:/bin"]) { a, _ in a }
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Result(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+                      stderr: String(decoding: stderr, as: UTF8.self))
+    }
+
+    static func temporaryDatabaseURL() -> String {
+        "sqlite://" + FileManager.default.temporaryDirectory.appendingPathComponent("gh-cli-\(UUID().uuidString)/db.sqlite").path
+    }
+
+    @Test func versionAndHelp() throws {
+        let version = try Self.run(["version"])
+        #expect(version.status == 0 && version.stdout.hasPrefix("gatehouse "))
+        let help = try Self.run(["help"])
+        #expect(help.status == 0 && help.stdout.contains("Exit codes"))
+        for command in ["serve", "migrate", "version"] {
+            let commandHelp = try Self.run([command, "--help"])
+            #expect(commandHelp.status == 0 && commandHelp.stdout.hasPrefix("Usage: gatehouse \(command)"))
+        }
+    }
+
+    @Test func usageErrorsExitTwo() throws {
+        let unknown = try Self.run(["frobnicate"])
+        #expect(unknown.status == 2 && unknown.stderr.contains("unknown command"))
+        let none = try Self.run([])
+        #expect(none.status == 2)
+        let badOption = try Self.run(["migrate", "--nope"])
+        #expect(badOption.status == 2 && badOption.stderr.contains("--nope"))
+    }
+
+    @Test func badConfigurationStopsStartUpWithOneLine() throws {
+        let result = try Self.run(["serve"], environment: ["GATEHOUSE_LISTEN": "nowhere"])
+        #expect(result.status == 2)
+        let lines = result.stderr.split(separator: "\n")
+        #expect(lines.count == 1)
+        #expect(lines.first?.contains("GATEHOUSE_LISTEN") == true)
+    }
+
+    @Test func migrateIsIdempotentAndRefusesNewerSchemas() async throws {
+        let url = Self.temporaryDatabaseURL()
+        let first = try Self.run(["migrate"], environment: ["GATEHOUSE_DATABASE_URL": url])
+        #expect(first.status == 0 && first.stdout.contains("migrated from schema version 0"))
+        let second = try Self.run(["migrate"], environment: ["GATEHOUSE_DATABASE_URL": url])
+        #expect(second.status == 0 && second.stdout.contains("up to date"))
+        // Pretend a newer Gatehouse migrated it (through the sqlite3 shell, as an operator might).
+        let shell = Process()
+        shell.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        shell.arguments = [String(url.dropFirst("sqlite://".count)),
+                           "INSERT INTO gatehouse_schema_migrations(version, name, applied_at) VALUES (999, 'future', 0)"]
+        try shell.run()
+        shell.waitUntilExit()
+        #expect(shell.terminationStatus == 0)
+        let third = try Self.run(["migrate"], environment: ["GATEHOUSE_DATABASE_URL": url])
+        #expect(third.status == 3 && third.stderr.contains("newer"))
+    }
+
+    @Test func serveAnswersAndStopsCleanlyOnSIGTERM() async throws {
+        let port = Int.random(in: 20_000...40_000)
+        let process = Process()
+        process.executableURL = Self.binary
+        process.arguments = ["serve"]
+        process.environment = ["GATEHOUSE_LISTEN": "127.0.0.1:\(port)", "GATEHOUSE_DATABASE_URL": Self.temporaryDatabaseURL()]
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = out
+        try process.run()
+        var status = 0
+        for _ in 0..<100 {
+            try await Task.sleep(for: .milliseconds(50))
+            if let response = try? await SocketClient(port: UInt16(port)).get("/healthz") {
+                status = response.status
+                break
+            }
+        }
+        #expect(status == 200)
+        process.terminate()   // SIGTERM
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        let log = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(log.contains("\"msg\":\"stopped\""))
+    }
+}

@@ -1,0 +1,77 @@
+import Foundation
+import GatehouseServer
+import Testing
+
+@Suite struct ConfigurationTests {
+    @Test func defaults() throws {
+        let configuration = try GatehouseConfiguration.load(environment: [:])
+        #expect(configuration.publicURL.absoluteString == "http://127.0.0.1:8080")
+        #expect(configuration.http.listen.description == "127.0.0.1:8080")
+        #expect(configuration.databaseURL == "sqlite://./var/gatehouse.sqlite")
+        #expect(configuration.http.maxBodyBytes == 65_536)
+        #expect(!configuration.isHTTPS)
+        #expect(!configuration.demo)
+    }
+
+    @Test func environmentOverrides() throws {
+        let configuration = try GatehouseConfiguration.load(environment: [
+            "GATEHOUSE_PUBLIC_URL": "https://id.example.com", "GATEHOUSE_LISTEN": "[::1]:9000",
+            "GATEHOUSE_DATABASE_URL": "sqlite:///tmp/x.sqlite", "GATEHOUSE_DEMO": "1",
+        ])
+        #expect(configuration.isHTTPS)
+        #expect(configuration.http.listen.host == "::1" && configuration.http.listen.port == 9000)
+        #expect(configuration.demo)
+    }
+
+    @Test(arguments: [
+        ("GATEHOUSE_PUBLIC_URL", "ftp://x"), ("GATEHOUSE_PUBLIC_URL", "not a url"), ("GATEHOUSE_PUBLIC_URL", "https://x/?a=1"),
+        ("GATEHOUSE_LISTEN", "localhost:8080"), ("GATEHOUSE_LISTEN", "127.0.0.1"), ("GATEHOUSE_LISTEN", "127.0.0.1:99999"),
+        ("GATEHOUSE_DATABASE_URL", "mysql://x"), ("GATEHOUSE_DEMO", "maybe"),
+    ])
+    func badEnvironmentNamesTheKey(key: String, value: String) {
+        #expect {
+            try GatehouseConfiguration.load(environment: [key: value])
+        } throws: { error in
+            (error as? ConfigurationError)?.key == key && "\(error)".contains(value)
+        }
+    }
+
+    @Test func configFileSetsLimits() throws {
+        let path = try temporaryFile(#"{"http": {"max_body_bytes": 2048, "io_threads": 3}, "access_log": false}"#)
+        let configuration = try GatehouseConfiguration.load(environment: ["GATEHOUSE_CONFIG": path])
+        #expect(configuration.http.maxBodyBytes == 2048)
+        #expect(configuration.http.ioThreads == 3)
+        #expect(!configuration.accessLog)
+    }
+
+    @Test(arguments: [
+        (#"{"http": {"max_body_bytes": "big"}}"#, "http.max_body_bytes"),
+        (#"{"http": {"max_body_bytes": 10}}"#, "http.max_body_bytes"),
+        (#"{"http": {"max_body_bytes": true}}"#, "http.max_body_bytes"),
+        (#"{"http": {"max_bodyy_bytes": 2048}}"#, "http.max_bodyy_bytes"),
+        (#"{"htttp": {}}"#, "htttp"),
+        (#"{"access_log": 1}"#, "access_log"),
+        ("[1,2]", "--config"),
+        ("{not json", "--config"),
+    ])
+    func badConfigFileNamesTheKey(json: String, key: String) throws {
+        let path = try temporaryFile(json)
+        #expect {
+            try GatehouseConfiguration.load(environment: [:], configPath: path)
+        } throws: { error in
+            (error as? ConfigurationError)?.key == key
+        }
+    }
+
+    @Test func missingConfigFile() {
+        #expect(throws: ConfigurationError.self) {
+            try GatehouseConfiguration.load(environment: [:], configPath: "/nonexistent/gatehouse.json")
+        }
+    }
+
+    private func temporaryFile(_ text: String) throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("gh-config-\(UUID().uuidString).json").path
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+}

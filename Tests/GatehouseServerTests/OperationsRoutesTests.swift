@@ -1,0 +1,56 @@
+import Foundation
+import GatehouseHTTP
+import GatehouseServer
+import GatehouseSQLite
+import GatehouseTesting
+import Testing
+
+@Suite struct OperationsRoutesTests {
+    struct Down: Error {}
+
+    static func app(ready: Bool) throws -> GatehouseApp {
+        let configuration = try GatehouseConfiguration.load(environment: [:])
+        return GatehouseApp(configuration: configuration, readiness: { if !ready { throw Down() } },
+                            log: ServerLog(sink: { _ in }), accessLogSink: { _ in })
+    }
+
+    @Test func healthz() async throws {
+        let response = try await InProcessClient(Self.app(ready: true).pipeline).get("/healthz")
+        #expect(response.status == 200 && response.text == "ok")
+    }
+
+    @Test func readyzReflectsTheDatabase() async throws {
+        let up = try await InProcessClient(Self.app(ready: true).pipeline).get("/readyz")
+        #expect(up.status == 200)
+        let down = try await InProcessClient(Self.app(ready: false).pipeline).get("/readyz")
+        #expect(down.status == 503)
+        let body = try JSONSerialization.jsonObject(with: Data(down.body)) as? [String: String]
+        #expect(body?["status"] == "unavailable")
+        #expect(body?["reason"] != nil)
+    }
+
+    @Test func readyzAgainstARealClosedDatabase() async throws {
+        let database = try await SQLiteDatabase.open(url: "sqlite::memory:")
+        let configuration = try GatehouseConfiguration.load(environment: [:])
+        let app = GatehouseApp(configuration: configuration, readiness: { try await database.ping() },
+                               log: ServerLog(sink: { _ in }), accessLogSink: { _ in })
+        #expect(try await InProcessClient(app.pipeline).get("/readyz").status == 200)
+        await database.close()
+        #expect(try await InProcessClient(app.pipeline).get("/readyz").status == 503)
+        #expect(app.databaseErrors.value(["readyz"]) == 1)
+    }
+
+    @Test func metricsExposeRequestsAndDatabaseErrors() async throws {
+        let app = try Self.app(ready: false)
+        let client = InProcessClient(app.pipeline)
+        _ = try await client.get("/healthz")
+        _ = try await client.get("/readyz")
+        let metrics = try await client.get("/metrics")
+        #expect(metrics.status == 200)
+        #expect(metrics.headers["Content-Type"]?.hasPrefix("text/plain; version=0.0.4") == true)
+        #expect(metrics.text.contains(#"gatehouse_http_requests_total{route="/healthz",method="GET",status="200"} 1"#))
+        #expect(metrics.text.contains(#"gatehouse_database_errors_total{operation="readyz"} 1"#))
+        #expect(metrics.text.contains("gatehouse_http_request_duration_seconds_bucket"))
+        #expect(metrics.text.contains("gatehouse_http_requests_in_flight"))
+    }
+}

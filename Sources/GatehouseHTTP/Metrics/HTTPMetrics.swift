@@ -7,7 +7,17 @@ public final class HTTPMetrics: Sendable {
     public static let bucketBounds: [Double] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5]
 
     private struct RequestKey: Hashable { let route: String; let method: String; let status: Int }
-    private struct Histogram { var buckets: [UInt64]; var count: UInt64 = 0; var sum: Double = 0 }
+    private struct Histogram {
+        var buckets = [UInt64](repeating: 0, count: HTTPMetrics.bucketBounds.count + 1)
+        var count: UInt64 = 0
+        var sum: Double = 0
+
+        mutating func record(_ seconds: Double, bucket: Int) {
+            buckets[bucket] += 1
+            count += 1
+            sum += seconds
+        }
+    }
     private struct State {
         var requests: [RequestKey: UInt64] = [:]
         var latency: [String: Histogram] = [:]
@@ -27,11 +37,8 @@ public final class HTTPMetrics: Sendable {
         let bucket = Self.bucketBounds.firstIndex { seconds <= $0 } ?? Self.bucketBounds.count
         state.withLock { state in
             state.requests[RequestKey(route: route, method: method, status: status), default: 0] += 1
-            var histogram = state.latency[route] ?? Histogram(buckets: Array(repeating: 0, count: Self.bucketBounds.count + 1))
-            histogram.buckets[bucket] += 1
-            histogram.count += 1
-            histogram.sum += seconds
-            state.latency[route] = histogram
+            // Mutated in place through the default subscript, so the bucket array is never copied.
+            state.latency[route, default: Histogram()].record(seconds, bucket: bucket)
         }
     }
 

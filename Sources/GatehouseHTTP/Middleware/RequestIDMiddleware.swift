@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Gives every request an id: the client's `X-Request-Id` when it is short and plain (so a proxy's id
 /// carries through), a fresh random one otherwise. The id is echoed back and appears in every log line.
 public struct RequestIDMiddleware: Middleware {
@@ -23,12 +25,19 @@ public struct RequestIDMiddleware: Middleware {
         }
     }
 
-    /// 96 random bits as 24 hex digits: unique enough to correlate logs, not a secret.
+    /// A random per-process prefix plus a counter, 24 hex digits: unique across processes and
+    /// restarts, and no system call per request. Request ids correlate logs; they are not secrets.
     static func generate() -> String {
-        var generator = SystemRandomNumberGenerator()
-        let a = generator.next() as UInt64, b = generator.next() as UInt32
-        return hex(a, digits: 16) + hex(UInt64(b), digits: 8)
+        let sequence = counter.add(1, ordering: .relaxed).newValue
+        return processPrefix + hex(sequence, digits: 16)
     }
+
+    private static let processPrefix: String = {
+        var generator = SystemRandomNumberGenerator()
+        return hex(UInt64(generator.next() as UInt32), digits: 8)
+    }()
+
+    private static let counter = Atomic<UInt64>(0)
 
     private static func hex(_ value: UInt64, digits: Int) -> String {
         let text = String(value, radix: 16)

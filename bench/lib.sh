@@ -1,0 +1,27 @@
+# Shared helpers for the bench scripts: wrk runs parsed into req/s, p99 and server CPU per request.
+
+# cpu_ticks PID: user+system clock ticks the process has used so far.
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+
+# wrk_run NAME PID URL [extra wrk args...]: runs wrk and prints one table row.
+wrk_run() {
+  local name=$1 pid=$2 url=$3; shift 3
+  local before after out rps p99 reqs cpu_us
+  before=$(cpu_ticks "$pid")
+  out=$(wrk -t"${WRK_THREADS:-2}" -c"${WRK_CONNECTIONS:-64}" -d"${WRK_SECONDS:-10}s" --latency "$@" "$url")
+  after=$(cpu_ticks "$pid")
+  rps=$(awk '/Requests\/sec/ {print $2}' <<<"$out")
+  p99=$(awk '$1 == "99%" {print $2}' <<<"$out")
+  reqs=$(awk '/requests in/ {print $1}' <<<"$out")
+  local hz; hz=$(getconf CLK_TCK)
+  cpu_us=$(awk -v t=$((after - before)) -v hz="$hz" -v n="$reqs" 'BEGIN { if (n > 0) printf "%.1f", t / hz * 1e6 / n; else print "n/a" }')
+  local non2xx; non2xx=$(awk '/Non-2xx/ {print $NF}' <<<"$out")
+  printf '| %s | %s | %s | %s | %s |\n' "$name" "${rps%.*}" "$p99" "$cpu_us" "${non2xx:-0}"
+  echo "$rps" > "${BENCH_TMP:-/tmp}/rps-${name//[^A-Za-z0-9]/_}"
+}
+
+# wait_http URL: waits until the URL answers.
+wait_http() {
+  for _ in $(seq 100); do curl -fs -o /dev/null "$1" && return 0; sleep 0.1; done
+  echo "no answer from $1" >&2; return 1
+}

@@ -14,45 +14,43 @@ final class EVPKey: @unchecked Sendable {
 
     // MARK: Building
 
-    /// Builds a key from OSSL_PARAMs (`EVP_PKEY_fromdata`).
-    static func fromData(type: String, selection: Int32, build: (OpaquePointer) -> Bool) throws(CryptoError) -> EVPKey {
-        guard let builder = OSSL_PARAM_BLD_new() else { throw openSSLFailure("OSSL_PARAM_BLD_new") }
-        defer { OSSL_PARAM_BLD_free(builder) }
-        guard build(builder), let params = OSSL_PARAM_BLD_to_param(builder) else { throw openSSLFailure("OSSL_PARAM_BLD") }
-        defer { OSSL_PARAM_free(params) }
-        guard let ctx = EVP_PKEY_CTX_new_from_name(nil, type, nil) else { throw openSSLFailure("EVP_PKEY_CTX_new_from_name") }
-        defer { EVP_PKEY_CTX_free(ctx) }
-        var key: OpaquePointer?
-        guard EVP_PKEY_fromdata_init(ctx) == 1, EVP_PKEY_fromdata(ctx, &key, selection, params) == 1, let key else {
-            throw openSSLFailure("EVP_PKEY_fromdata(\(type))")
-        }
-        return EVPKey(key)
-    }
-
-    /// P-256 public key from its uncompressed point, checked to lie on the curve.
+    /// P-256 key from its coordinates (and private scalar), checked to lie on the curve.
     static func p256(x: [UInt8], y: [UInt8], d: [UInt8]? = nil) throws(CryptoError) -> EVPKey {
         let point = [0x04] + x + y
-        let privateBN: OpaquePointer? = d.map { BN_bin2bn($0, Int32($0.count), nil) }
-        defer { if let privateBN { BN_clear_free(privateBN) } }
-        let key = try fromData(type: "EC", selection: d == nil ? gh_EVP_PKEY_PUBLIC_KEY() : gh_EVP_PKEY_KEYPAIR()) { builder in
-            guard OSSL_PARAM_BLD_push_utf8_string(builder, OSSL_PKEY_PARAM_GROUP_NAME, "prime256v1", 0) == 1,
-                  OSSL_PARAM_BLD_push_octet_string(builder, OSSL_PKEY_PARAM_PUB_KEY, point, point.count) == 1 else { return false }
-            if let privateBN { return OSSL_PARAM_BLD_push_BN(builder, OSSL_PKEY_PARAM_PRIV_KEY, privateBN) == 1 }
-            return true
+        let pointer: OpaquePointer? = point.withUnsafeBufferPointer { p in
+            if let d {
+                return d.withUnsafeBufferPointer { gh_p256_from_raw(p.baseAddress, p.count, $0.baseAddress, $0.count) }
+            }
+            return gh_p256_from_raw(p.baseAddress, p.count, nil, 0)
         }
+        guard let pointer else { throw openSSLFailure("EVP_PKEY_fromdata(EC)") }
+        let key = EVPKey(pointer)
         // fromdata does not reject points off the curve; an invalid point enables invalid-curve attacks.
         try key.check(privateToo: d != nil)
         return key
     }
 
+    /// RSA public key (`[n, e]`) or private key (`[n, e, d, p, q, dp, dq, qi]`), big-endian members.
+    static func rsa(members: [[UInt8]]) throws(CryptoError) -> EVPKey {
+        // Flatten into one buffer so a single pointer scope covers every member.
+        let flat = members.flatMap { $0 }
+        let lengths = members.map(\.count)
+        let pointer: OpaquePointer? = flat.withUnsafeBufferPointer { buffer in
+            var offset = 0
+            var parts: [UnsafePointer<UInt8>?] = []
+            for length in lengths {
+                parts.append(buffer.baseAddress.map { $0 + offset })
+                offset += length
+            }
+            return gh_rsa_from_raw(parts, lengths, Int32(members.count))
+        }
+        guard let pointer else { throw openSSLFailure("EVP_PKEY_fromdata(RSA)") }
+        return EVPKey(pointer)
+    }
+
     /// RSA public key from big-endian modulus and exponent.
     static func rsa(n: [UInt8], e: [UInt8]) throws(CryptoError) -> EVPKey {
-        let bnN = BN_bin2bn(n, Int32(n.count), nil), bnE = BN_bin2bn(e, Int32(e.count), nil)
-        defer { BN_free(bnN); BN_free(bnE) }
-        return try fromData(type: "RSA", selection: gh_EVP_PKEY_PUBLIC_KEY()) { builder in
-            OSSL_PARAM_BLD_push_BN(builder, OSSL_PKEY_PARAM_RSA_N, bnN) == 1
-                && OSSL_PARAM_BLD_push_BN(builder, OSSL_PKEY_PARAM_RSA_E, bnE) == 1
-        }
+        try rsa(members: [n, e])
     }
 
     /// Ed25519 public key from its 32 raw bytes.
@@ -120,5 +118,26 @@ final class EVPKey: @unchecked Sendable {
         var out = [UInt8](repeating: 0, count: length)
         guard EVP_PKEY_get_raw_private_key(raw, &out, &length) == 1 else { throw openSSLFailure("EVP_PKEY_get_raw_private_key") }
         return out
+    }
+}
+
+extension EVPKey {
+    /// RSA private key from JWK members (big-endian). Internal: we never sign with RSA in
+    /// production; tests use it to reproduce deterministic RS256 known-answer signatures.
+    static func rsaPrivate(n: [UInt8], e: [UInt8], d: [UInt8], p: [UInt8], q: [UInt8],
+                           dp: [UInt8], dq: [UInt8], qi: [UInt8]) throws(CryptoError) -> EVPKey {
+        try rsa(members: [n, e, d, p, q, dp, dq, qi])
+    }
+
+    /// Signs with RS256/PS256 for tests and benchmarks (public so the bench can compare).
+    func signForTesting(_ message: [UInt8], algorithm: JWSAlgorithm) throws(CryptoError) -> [UInt8] {
+        var copy = message
+        copy.append(0)   // a non-empty buffer always has a base address
+        let result: Result<[UInt8], CryptoError> = copy.withUnsafeBytes { bytes in
+            do throws(CryptoError) {
+                return .success(try sign(UnsafeRawBufferPointer(rebasing: bytes.dropLast()), algorithm: algorithm))
+            } catch { return .failure(error) }
+        }
+        return try result.get()
     }
 }

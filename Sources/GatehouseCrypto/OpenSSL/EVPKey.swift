@@ -1,13 +1,28 @@
 import COpenSSL
+import Synchronization
 
 /// Owns an `EVP_PKEY*`.
 // @unchecked Sendable: the EVP_PKEY is never mutated after construction, and OpenSSL 3 allows
 // concurrent sign/verify operations on one key from several threads.
 final class EVPKey: @unchecked Sendable {
     let raw: OpaquePointer
+    /// Context pools per (algorithm, operation), created on first use.
+    private let pools = Mutex<[String: PKeyContextPool]>([:])
 
     init(_ raw: OpaquePointer) { self.raw = raw }
     deinit { EVP_PKEY_free(raw) }
+
+    /// The context pool for signing or verifying with `algorithm`.
+    func pool(for algorithm: JWSAlgorithm, signing: Bool) -> PKeyContextPool {
+        let name = algorithm.rawValue + (signing ? "/sign" : "/verify")
+        if let pool = pools.withLock({ $0[name] }) { return pool }
+        let pool = PKeyContextPool(key: self, algorithm: algorithm, signing: signing)
+        return pools.withLock { pools in
+            if let existing = pools[name] { return existing }
+            pools[name] = pool
+            return pool
+        }
+    }
 
     /// Size of the key in bits (RSA modulus bits, 256 for P-256/Ed25519).
     var bits: Int { Int(EVP_PKEY_get_bits(raw)) }

@@ -1,2 +1,156 @@
+// Crypto benchmark: GatehouseCrypto's public API vs `openssl speed`, in the same run, one core.
+// Usage: GatehouseCryptoBench [seconds-per-measurement]   (bench/crypto.sh pins it with taskset)
+import Foundation
 import GatehouseCrypto
-print("crypto bench")
+
+let seconds = Double(CommandLine.arguments.dropFirst().first ?? "2") ?? 2
+
+/// Runs `body` repeatedly for `seconds` and returns operations per second.
+func measure(_ body: () throws -> Void) rethrows -> Double {
+    for _ in 0..<20 { try body() }   // warm-up
+    let clock = ContinuousClock()
+    let start = clock.now
+    var count = 0
+    var elapsed = Duration.zero
+    while elapsed < .milliseconds(Int(seconds * 1000)) {
+        for _ in 0..<20 { try body() }
+        count += 20
+        elapsed = clock.now - start
+    }
+    return Double(count) / (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+}
+
+/// Runs `openssl speed` with `arguments` and returns its standard output.
+///
+/// Spawned with posix_spawn and an *empty* signal mask: Foundation's `Process` passes on the
+/// Swift runtime's blocked signals, SIGALRM among them, and `openssl speed -seconds` then never
+/// stops (it times each test with alarm()).
+func opensslSpeed(_ arguments: [String]) -> String {
+    let outputPath = FileManager.default.temporaryDirectory.appendingPathComponent("gatehouse-openssl-speed-\(getpid()).txt").path
+    defer { unlink(outputPath) }
+    var actions = posix_spawn_file_actions_t()
+    var attributes = posix_spawnattr_t()
+    posix_spawn_file_actions_init(&actions)
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawn_file_actions_destroy(&actions); posix_spawnattr_destroy(&attributes) }
+    posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+    var emptyMask = sigset_t()
+    sigemptyset(&emptyMask)
+    var allSignals = sigset_t()
+    sigfillset(&allSignals)
+    posix_spawnattr_setsigmask(&attributes, &emptyMask)
+    posix_spawnattr_setsigdefault(&attributes, &allSignals)
+    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+    let argv = (["openssl", "speed"] + arguments).map { strdup($0) } + [nil]
+    defer { argv.forEach { free($0) } }
+    var pid: pid_t = 0
+    guard posix_spawn(&pid, "/usr/bin/openssl", &actions, &attributes, argv, environ) == 0 else { return "" }
+    var status: Int32 = 0
+    waitpid(pid, &status, 0)
+    return (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
+}
+
+/// The last two numbers (sign/s, verify/s) of the first line containing `marker`.
+func signVerifyRates(_ output: String, marker: String) -> (sign: Double, verify: Double)? {
+    guard let line = output.split(separator: "\n").first(where: { $0.contains(marker) }) else { return nil }
+    let numbers = line.split(separator: " ").compactMap { Double($0) }
+    guard numbers.count >= 2 else { return nil }
+    return (numbers[numbers.count - 2], numbers[numbers.count - 1])
+}
+
+// MARK: Inputs: a realistic 220-byte JWS signing input and RFC 7515 A.2 for RS256 (2048-bit key)
+
+let header = Base64URL.encode(Array(#"{"alg":"ES256","kid":"k1","typ":"JWT"}"#.utf8))
+let payload = Base64URL.encode(Array(#"{"sub":"user-1234567890","iss":"https://auth.example.test","aud":"api","iat":1767225600,"exp":1767229200,"scope":"read write"}"#.utf8))
+let signingInput = Array("\(header).\(payload)".utf8)
+
+let rsaKey = try VerificationKey(jwk: JWK(keyType: "RSA",
+    modulus: "ofgWCuLjybRlzo0tZWJjNiuSfb4p4fAkd_wWJcyQoTbji9k0l8W26mPddxHmfHQp-Vaw-4qPCJrcS2mJPMEzP1Pt0Bm4d4QlL-yRT-SFd2lZS-pCgNMsD1W_YpRPEwOWvG6b32690r2jZ47soMZo9wGzjb_7OMg0LOL-bSf63kpaSHSXndS5z5rexMdbBYUsLA9e-KXBdQOS-UTo7WTBEMa2R2CapHg665xsmtdVMTBQY4uDZlxvb3qCo5ZwKh9kG4LT6_I5IhlJH7aGhyxXFvUK-DWNmoudF8NAco9_h9iaGNj8q2ethFkMLs91kzk2PAcDTW9gb54h4FRWyuXpoQ",
+    exponent: "AQAB"))
+let rsaToken = "eyJhbGciOiJSUzI1NiJ9.eyJpc3MiOiJqb2UiLA0KICJleHAiOjEzMDA4MTkzODAsDQogImh0dHA6Ly9leGFtcGxlLmNvbS9pc19yb290Ijp0cnVlfQ.cC4hiUPoj9Eetdgtv3hF80EGrhuB__dzERat0XF9g2VtQgr9PJbu3XOiZj5RZmh7AAuHIm4Bh-0Qc_lF5YKt_O8W2Fp5jujGbds9uJdbF9CUAr7t1dnZcAcQjbKBYNX4BAynRFdiuB--f_nZLgrnbyTyWzO75vRK5h6xBArLIARNPvkSjtQBMHlb1L07Qe7K0GarZRmB_eSN9383LcOLn6_dO--xi12jzDwusC-eOkHWEsqtFZESc6BfI7noOPqvhJ1phCnvWh6IeYI2w9QOYEUipUTI8np6LbgGY9Fs98rqVt5AXLIhWkWywlVmtVrBp0igcN_IoypGlUPQGe77Rw"
+let rsaParts = rsaToken.split(separator: ".")
+let rsaInput = Array("\(rsaParts[0]).\(rsaParts[1])".utf8)
+let rsaSignature = Base64URL.decode(String(rsaParts[2]))!
+
+let es256 = try SigningKey.generate(.es256)
+let ed25519 = try SigningKey.generate(.edDSA)
+let esSignature = try es256.sign(signingInput)
+let edSignature = try ed25519.sign(signingInput)
+try es256.verificationKey.verify(signature: esSignature, for: signingInput, algorithm: .es256)
+try ed25519.verificationKey.verify(signature: edSignature, for: signingInput, algorithm: .edDSA)
+try rsaKey.verify(signature: rsaSignature, for: rsaInput, algorithm: .rs256)
+
+let hmacMessage = SecureRandom.bytes(256)
+let hmac = HMACSHA256(key: SecureRandom.bytes(32))
+
+let now = Date(timeIntervalSince1970: 1_767_226_000)
+let jwt = try JWTSigner.sign(["sub": JSONValue.string("user-1234567890"), "iss": .string("https://auth.example.test"),
+                              "aud": .string("api"), "iat": .integer(1_767_225_600), "exp": .integer(1_767_229_200)], with: es256)
+let jwtVerifier = JWTVerifier(allowedAlgorithms: [.es256], rules: ClaimRules(issuers: ["https://auth.example.test"], audiences: ["api"]))
+let rsaJWTVerifier = JWTVerifier(allowedAlgorithms: [.rs256], rules: ClaimRules(issuers: ["joe"], audiences: nil))
+let rsaNow = Date(timeIntervalSince1970: 1_300_819_000)
+
+print("GatehouseCrypto bench: \(signingInput.count)-byte signing input, \(seconds) s per measurement, \(ProcessInfo.processInfo.activeProcessorCount) visible core(s)")
+
+// MARK: Ours
+
+var ours: [String: Double] = [:]
+ours["ES256 sign"] = try measure { _ = try es256.sign(signingInput) }
+ours["ES256 verify"] = try measure { try es256.verificationKey.verify(signature: esSignature, for: signingInput, algorithm: .es256) }
+ours["RS256 verify"] = try measure { try rsaKey.verify(signature: rsaSignature, for: rsaInput, algorithm: .rs256) }
+ours["EdDSA sign"] = try measure { _ = try ed25519.sign(signingInput) }
+ours["EdDSA verify"] = try measure { try ed25519.verificationKey.verify(signature: edSignature, for: signingInput, algorithm: .edDSA) }
+ours["HMAC-SHA256 (256 B)"] = measure { _ = hmac.authenticationCode(for: hmacMessage) }
+ours["SHA-256 (256 B)"] = measure { _ = SHA256.hash(hmacMessage) }
+ours["JWT verify ES256 (parse+verify+claims)"] = try measure { _ = try jwtVerifier.verify(jwt, key: es256.verificationKey, now: now) }
+ours["JWT verify RS256 (parse+verify+claims)"] = try measure { _ = try rsaJWTVerifier.verify(rsaToken, key: rsaKey, now: rsaNow) }
+ours["JWT sign ES256 (encode+sign)"] = try measure { _ = try JWTSigner.sign(["sub": JSONValue.string("u"), "exp": .integer(1)], with: es256) }
+
+let hasher = PasswordHasher()   // OWASP default: 19 MiB, t=2
+var argonTimes: [Double] = []
+for _ in 0..<10 {
+    let start = ContinuousClock.now
+    _ = try await hasher.hash("correct horse battery staple")
+    let elapsed = ContinuousClock.now - start
+    argonTimes.append(Double(elapsed.components.attoseconds) / 1e18 + Double(elapsed.components.seconds))
+}
+argonTimes.sort()
+let argonMedian = argonTimes[argonTimes.count / 2]
+ours["Argon2id hash (19 MiB, t=2)"] = 1 / argonMedian
+
+// MARK: openssl speed, same run
+
+let opensslSeconds = String(max(1, Int(seconds.rounded(.up) + 1)))
+print("running: openssl speed -seconds \(opensslSeconds) ecdsap256 rsa2048 ed25519  and  openssl speed -seconds \(opensslSeconds) -bytes 256 -hmac sha256")
+let asymmetric = opensslSpeed(["-seconds", opensslSeconds, "ecdsap256", "rsa2048", "ed25519"])
+let hmacOutput = opensslSpeed(["-seconds", opensslSeconds, "-bytes", "256", "-hmac", "sha256"])
+var reference: [String: Double] = [:]
+if let rates = signVerifyRates(asymmetric, marker: "nistp256") { reference["ES256 sign"] = rates.sign; reference["ES256 verify"] = rates.verify }
+if let rates = signVerifyRates(asymmetric, marker: "rsa 2048") { reference["RS256 verify"] = rates.verify }
+if let rates = signVerifyRates(asymmetric, marker: "Ed25519") { reference["EdDSA sign"] = rates.sign; reference["EdDSA verify"] = rates.verify }
+if let line = hmacOutput.split(separator: "\n").first(where: { $0.hasPrefix("hmac(sha256)") }),
+   let kilobytes = line.split(separator: " ").last.flatMap({ Double($0.dropLast()) }) {
+    reference["HMAC-SHA256 (256 B)"] = kilobytes * 1000 / 256
+}
+
+// MARK: Table
+
+func format(_ value: Double) -> String {
+    value >= 100 ? String(format: "%.0f", value) : String(format: "%.1f", value)
+}
+let rows = ["ES256 sign", "ES256 verify", "RS256 verify", "EdDSA sign", "EdDSA verify", "HMAC-SHA256 (256 B)",
+            "SHA-256 (256 B)", "JWT verify ES256 (parse+verify+claims)", "JWT verify RS256 (parse+verify+claims)",
+            "JWT sign ES256 (encode+sign)", "Argon2id hash (19 MiB, t=2)"]
+print("")
+print("| operation | ours /s | openssl speed /s | ours/openssl |")
+print("|---|---:|---:|---:|")
+for row in rows {
+    let mine = ours[row] ?? 0
+    let theirs = reference[row]
+    let ratio = theirs.map { String(format: "%.2f", mine / $0) } ?? "–"
+    print("| \(row) | \(format(mine)) | \(theirs.map(format) ?? "–") | \(ratio) |")
+}
+print("")
+print(String(format: "Argon2id default parameters: median %.1f ms per hash (min %.1f, max %.1f, n=%d)",
+             argonMedian * 1000, argonTimes.first! * 1000, argonTimes.last! * 1000, argonTimes.count))

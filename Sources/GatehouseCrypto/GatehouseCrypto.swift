@@ -1,1 +1,0 @@
-// The crypto core: see issue 3.

@@ -1,0 +1,122 @@
+import CSodium
+import Dispatch
+import Foundation
+import Synchronization
+
+/// Argon2id cost parameters (`p` is always 1, libsodium's only choice).
+public struct Argon2idParameters: Sendable, Hashable {
+    /// Memory in bytes.
+    public let memoryBytes: Int
+    /// Passes over memory (`t`).
+    public let iterations: Int
+
+    /// OWASP's recommendation: 19 MiB, t = 2, p = 1 (~47 ms here).
+    public static let owasp = Argon2idParameters(memoryBytes: 19 * 1024 * 1024, iterations: 2)
+
+    public init(memoryBytes: Int, iterations: Int) {
+        precondition(memoryBytes >= Int(crypto_pwhash_MEMLIMIT_MIN) && memoryBytes % 1024 == 0, "Argon2 memory must be ≥ 8 KiB, in KiB")
+        precondition(iterations >= 1, "Argon2id needs t ≥ 1")
+        self.memoryBytes = memoryBytes
+        self.iterations = iterations
+    }
+}
+
+/// Argon2id password hashing (libsodium) in PHC string form:
+/// `$argon2id$v=19$m=19456,t=2,p=1$<salt>$<hash>`.
+///
+/// Hashing costs tens of milliseconds and megabytes of memory, so every hash and verify runs on a
+/// dedicated dispatch queue — never on Swift's cooperative pool, where it would stall unrelated
+/// tasks — and at most `maximumConcurrentHashes` run at once, so a burst of logins cannot exhaust
+/// memory or threads; the rest wait (suspended) in FIFO order.
+public final class PasswordHasher: Sendable {
+    /// Longer passwords are refused outright: hashing unbounded input is a denial-of-service lever.
+    public static let maximumPasswordBytes = 4096
+
+    /// The parameters new hashes use.
+    public let parameters: Argon2idParameters
+    private let limiter: AsyncSemaphore
+    private let queue = DispatchQueue(label: "gatehouse.argon2id", qos: .userInitiated, attributes: .concurrent)
+    private let dummyHash = Mutex<String?>(nil)
+
+    /// - Parameters:
+    ///   - parameters: cost for new hashes (and the threshold for ``needsRehash(_:)``).
+    ///   - maximumConcurrentHashes: defaults to the number of cores.
+    public init(parameters: Argon2idParameters = .owasp,
+                maximumConcurrentHashes: Int = ProcessInfo.processInfo.activeProcessorCount) {
+        Sodium.ensureInitialized()
+        self.parameters = parameters
+        limiter = AsyncSemaphore(limit: max(1, maximumConcurrentHashes))
+    }
+
+    /// Hashes `password` with a fresh random salt.
+    public func hash(_ password: String) async throws(CryptoError) -> String {
+        let bytes = Array(password.utf8)
+        guard bytes.count <= Self.maximumPasswordBytes else { throw .passwordTooLong }
+        let padded = bytes + [0]   // libsodium's pointer is nonnull even for an empty password
+        let parameters = self.parameters
+        let result: Result<String, CryptoError> = await offload {
+            var out = [CChar](repeating: 0, count: Int(crypto_pwhash_STRBYTES))
+            let rc = padded.withUnsafeBufferPointer { pw in
+                pw.withMemoryRebound(to: CChar.self) {
+                    crypto_pwhash_str_alg(&out, $0.baseAddress!, UInt64($0.count - 1), UInt64(parameters.iterations),
+                                          parameters.memoryBytes, crypto_pwhash_ALG_ARGON2ID13)
+                }
+            }
+            guard rc == 0 else { return .failure(.passwordHashingFailed) }
+            return .success(String(decoding: out.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        }
+        return try result.get()
+    }
+
+    /// `true` if `password` matches `storedHash`. A malformed hash simply does not match.
+    public func verify(_ password: String, against storedHash: String) async -> Bool {
+        let bytes = Array(password.utf8)
+        guard bytes.count <= Self.maximumPasswordBytes, storedHash.utf8.count < Int(crypto_pwhash_STRBYTES) else { return false }
+        let padded = bytes + [0]
+        return await offload {
+            padded.withUnsafeBufferPointer { pw in
+                pw.withMemoryRebound(to: CChar.self) {
+                    crypto_pwhash_str_verify(storedHash, $0.baseAddress!, UInt64($0.count - 1)) == 0
+                }
+            }
+        }
+    }
+
+    /// Verifies against `storedHash`, or — when there is no such user (`nil`) — against a dummy
+    /// hash with the same parameters and returns `false`, so response time does not reveal
+    /// whether an account exists.
+    public func verify(_ password: String, againstOptional storedHash: String?) async -> Bool {
+        if let storedHash { return await verify(password, against: storedHash) }
+        _ = await verify(password, against: await dummy())
+        return false
+    }
+
+    /// `true` if `storedHash` was made with other parameters (or another algorithm) than
+    /// ``parameters``: rehash it after the next successful sign-in.
+    public func needsRehash(_ storedHash: String) -> Bool {
+        guard storedHash.hasPrefix("$argon2id$") else { return true }
+        return crypto_pwhash_str_needs_rehash(storedHash, UInt64(parameters.iterations), parameters.memoryBytes) != 0
+    }
+
+    /// Computes the dummy hash once, ahead of the first unknown-user sign-in if called at startup.
+    public func prepareDummyHash() async {
+        _ = await dummy()
+    }
+
+    private func dummy() async -> String {
+        if let cached = dummyHash.withLock({ $0 }) { return cached }
+        // Hash of a random password nobody knows; concurrent first callers may both compute it.
+        let hash = (try? await self.hash(SecureRandom.token())) ?? "$argon2id$v=19$m=8,t=1,p=1$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
+        dummyHash.withLock { if $0 == nil { $0 = hash } }
+        return hash
+    }
+
+    /// Runs `work` on the hashing queue under the concurrency cap and resumes the caller after.
+    private func offload<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
+        await limiter.withPermit {
+            await withCheckedContinuation { continuation in
+                queue.async { continuation.resume(returning: work()) }
+            }
+        }
+    }
+}

@@ -26,9 +26,12 @@ let package = Package(
         .target(name: "GatehouseStore"),
         .target(name: "GatehouseSQLite", dependencies: ["GatehouseStore", "CSQLite"]),
 
+        // MARK: Identity core: accounts, sessions, policies (no HTTP, no SQL)
+        .target(name: "GatehouseIdentity", dependencies: ["GatehouseCrypto", "GatehouseStore"]),
+
         // MARK: Server and CLI
         .target(name: "GatehouseServer", dependencies: [
-            "GatehouseHTTP", "GatehouseHTTPServer", "GatehouseCrypto", "GatehouseStore", "GatehouseSQLite",
+            "GatehouseHTTP", "GatehouseHTTPServer", "GatehouseCrypto", "GatehouseStore", "GatehouseSQLite", "GatehouseIdentity",
         ]),
         .executableTarget(name: "GatehouseCLI", dependencies: ["GatehouseServer"]),
 
@@ -43,6 +46,7 @@ let package = Package(
         .testTarget(name: "GatehouseHTTPServerTests", dependencies: ["GatehouseHTTPServer", "GatehouseHTTP", "GatehouseTesting"]),
         .testTarget(name: "GatehouseCryptoTests", dependencies: ["GatehouseCrypto"]),
         .testTarget(name: "GatehouseStoreTests", dependencies: ["GatehouseStore", "GatehouseSQLite", "CSQLite"]),
+        .testTarget(name: "GatehouseIdentityTests", dependencies: ["GatehouseIdentity", "GatehouseSQLite"]),
         .testTarget(name: "GatehouseServerTests", dependencies: ["GatehouseServer", "GatehouseHTTP", "GatehouseTesting", "GatehouseStore", "GatehouseSQLite"]),
     ],
     swiftLanguageModes: [.v6]

@@ -25,12 +25,15 @@ enum ServeCommand: CLICommand {
     static func run(options: inout CommandOptions, environment: [String: String]) async throws -> Int32 {
         let configuration = try GatehouseConfiguration.load(environment: environment, configPath: options.value("--config"))
         let log = ServerLog()
+        // Secrets first: a missing key for a shared database is a configuration error, before any I/O.
+        _ = try ServerSecrets.load(environment: environment, databaseURL: configuration.databaseURL)
         let database = try await DatabaseOpener.open(url: configuration.databaseURL)
         let report = try await database.migrate()
         if !report.applied.isEmpty {
             log.info("migrated database", [("from", String(report.fromVersion)), ("to", String(report.toVersion))])
         }
-        let app = GatehouseApp(configuration: configuration, readiness: { try await database.ping() }, log: log)
+        let secrets = try ServerSecrets.load(environment: environment, databaseURL: configuration.databaseURL)
+        let app = GatehouseApp(configuration: configuration, database: database, secrets: secrets, log: log)
         let server = app.makeServer()
         let port = try server.start()
         log.info("gatehouse listening", [("listen", "\(configuration.http.listen.host):\(port)"),

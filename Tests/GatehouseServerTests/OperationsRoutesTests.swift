@@ -8,21 +8,22 @@ import Testing
 @Suite struct OperationsRoutesTests {
     struct Down: Error {}
 
-    static func app(ready: Bool) throws -> GatehouseApp {
+    static func app(ready: Bool) async throws -> GatehouseApp {
         let configuration = try GatehouseConfiguration.load(environment: [:])
-        return GatehouseApp(configuration: configuration, readiness: { if !ready { throw Down() } },
-                            log: ServerLog(sink: { _ in }), accessLogSink: { _ in })
+        let database = try await SQLiteDatabase.open(url: "sqlite::memory:")
+        return GatehouseApp(configuration: configuration, database: database, secrets: ServerSecrets(master: Array(repeating: 7, count: 32)),
+                            log: ServerLog(sink: { _ in }), accessLogSink: { _ in }, readiness: { if !ready { throw Down() } })
     }
 
     @Test func healthz() async throws {
-        let response = try await InProcessClient(Self.app(ready: true).pipeline).get("/healthz")
+        let response = try await InProcessClient(await Self.app(ready: true).pipeline).get("/healthz")
         #expect(response.status == 200 && response.text == "ok")
     }
 
     @Test func readyzReflectsTheDatabase() async throws {
-        let up = try await InProcessClient(Self.app(ready: true).pipeline).get("/readyz")
+        let up = try await InProcessClient(await Self.app(ready: true).pipeline).get("/readyz")
         #expect(up.status == 200)
-        let down = try await InProcessClient(Self.app(ready: false).pipeline).get("/readyz")
+        let down = try await InProcessClient(await Self.app(ready: false).pipeline).get("/readyz")
         #expect(down.status == 503)
         let body = try JSONSerialization.jsonObject(with: Data(down.body)) as? [String: String]
         #expect(body?["status"] == "unavailable")
@@ -32,7 +33,8 @@ import Testing
     @Test func readyzAgainstARealClosedDatabase() async throws {
         let database = try await SQLiteDatabase.open(url: "sqlite::memory:")
         let configuration = try GatehouseConfiguration.load(environment: [:])
-        let app = GatehouseApp(configuration: configuration, readiness: { try await database.ping() },
+        _ = try await database.migrate()
+        let app = GatehouseApp(configuration: configuration, database: database, secrets: ServerSecrets(master: Array(repeating: 7, count: 32)),
                                log: ServerLog(sink: { _ in }), accessLogSink: { _ in })
         #expect(try await InProcessClient(app.pipeline).get("/readyz").status == 200)
         await database.close()
@@ -41,7 +43,7 @@ import Testing
     }
 
     @Test func metricsExposeRequestsAndDatabaseErrors() async throws {
-        let app = try Self.app(ready: false)
+        let app = try await Self.app(ready: false)
         let client = InProcessClient(app.pipeline)
         _ = try await client.get("/healthz")
         _ = try await client.get("/readyz")

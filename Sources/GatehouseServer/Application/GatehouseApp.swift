@@ -1,6 +1,9 @@
 import Foundation
+import GatehouseCrypto
 import GatehouseHTTP
 import GatehouseHTTPServer
+import GatehouseIdentity
+import GatehouseStore
 
 /// The assembled application: routes, middleware and error pages over a request pipeline. Build it
 /// once; serve it with `HTTPServer`, or test it in-process with `respond(to:)`.
@@ -10,10 +13,14 @@ public struct GatehouseApp: Sendable {
     public let metrics: HTTPMetrics
     public let databaseErrors: Counter
     public let log: ServerLog
+    public let services: IdentityServices
 
-    public init(configuration: GatehouseConfiguration, readiness: @escaping OperationsRoutes.ReadinessCheck,
-                log: ServerLog = ServerLog(), accessLogSink: AccessLogMiddleware.Sink? = nil,
-                extraRoutes: (inout Router) -> Void = { _ in }) {
+    /// - Parameters:
+    ///   - readiness: overrides the database ping behind `/readyz` (tests).
+    ///   - mailer: defaults to the log mailer.
+    public init(configuration: GatehouseConfiguration, database: any GatehouseDatabase, secrets: ServerSecrets,
+                log: ServerLog = ServerLog(), accessLogSink: AccessLogMiddleware.Sink? = nil, mailer: (any Mailer)? = nil,
+                clock: IdentityClock = .system, readiness: OperationsRoutes.ReadinessCheck? = nil) {
         self.configuration = configuration
         self.log = log
         let metrics = HTTPMetrics()
@@ -21,11 +28,19 @@ public struct GatehouseApp: Sendable {
                                      help: "Database operations that failed, by operation.", labelNames: ["operation"])
         self.metrics = metrics
         self.databaseErrors = databaseErrors
+        let services = IdentityServices(configuration: configuration, database: database, secrets: secrets,
+                                        mailer: mailer ?? LogMailer(sink: log.sink), clock: clock, log: log,
+                                        databaseErrors: databaseErrors)
+        self.services = services
+        let layout = PageLayout(demo: configuration.demo)
 
         var router = Router()
-        OperationsRoutes(readiness: readiness, metrics: metrics, databaseErrors: databaseErrors, log: log)
+        OperationsRoutes(readiness: readiness ?? { try await database.ping() }, metrics: metrics,
+                         databaseErrors: databaseErrors, log: log).register(into: &router)
+        AssetRoutes.register(into: &router)
+        AccountPages(accounts: services.accounts, links: services.links, sessions: services.sessions,
+                     reader: services.webSessions, layout: layout, database: database, audit: services.audit)
             .register(into: &router)
-        extraRoutes(&router)
 
         var middleware: [any Middleware] = [MetricsMiddleware(metrics)]
         if configuration.accessLog {
@@ -33,8 +48,10 @@ public struct GatehouseApp: Sendable {
         }
         middleware.append(RequestIDMiddleware())
         middleware.append(SecurityHeadersMiddleware(https: configuration.isHTTPS))
-        pipeline = RequestPipeline(router: router, middleware: middleware, reportFailure: { error, request in
+        let errors = PageErrorRenderer(layout: layout)
+        pipeline = RequestPipeline(router: router, middleware: middleware, renderError: errors.render, reportFailure: { error, request in
             // The client gets a bare 500 with the request id; the detail stays in the log.
+            if error is StoreError { databaseErrors.increment([request.route ?? "unknown"]) }
             log.error("unhandled error", [("request_id", request.requestID), ("route", request.route ?? ""),
                                           ("error", String(describing: error))])
         })

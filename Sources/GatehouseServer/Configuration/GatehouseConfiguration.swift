@@ -1,5 +1,7 @@
 import Foundation
+import GatehouseCrypto
 import GatehouseHTTPServer
+import GatehouseIdentity
 
 /// Everything Gatehouse needs to start, from the environment and an optional JSON file.
 public struct GatehouseConfiguration: Sendable {
@@ -11,6 +13,10 @@ public struct GatehouseConfiguration: Sendable {
     public var accessLog: Bool
     /// `GATEHOUSE_DEMO=1`: mounts the provider simulator and shows a banner (see the providers issue).
     public var demo: Bool
+    public var sessions = SessionPolicy()
+    public var passwordHashing = Argon2idParameters.owasp
+    public var passwordPolicy = PasswordPolicy()
+    public var rateLimits = RateLimitPolicy()
 
     public init(publicURL: URL, http: HTTPServerConfiguration, databaseURL: String, accessLog: Bool = true,
                 demo: Bool = false) {
@@ -35,6 +41,10 @@ public struct GatehouseConfiguration: Sendable {
               publicURL.query == nil, publicURL.fragment == nil else {
             throw ConfigurationError(key: "GATEHOUSE_PUBLIC_URL",
                                      problem: "must be an absolute http(s) URL without query or fragment, got \"\(publicText)\"")
+        }
+        if scheme == "http", !["127.0.0.1", "localhost", "::1", "[::1]"].contains(publicURL.host ?? "") {
+            throw ConfigurationError(key: "GATEHOUSE_PUBLIC_URL",
+                                     problem: "plain http is only allowed for a loopback address; put TLS in front and use https, got \"\(publicText)\"")
         }
         let listenText = environment["GATEHOUSE_LISTEN"] ?? defaultListen
         guard let listen = ListenAddress(parsing: listenText) else {

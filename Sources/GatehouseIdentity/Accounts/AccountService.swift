@@ -1,0 +1,116 @@
+import Foundation
+import GatehouseCrypto
+import GatehouseStore
+
+/// Password accounts: sign-up, sign-in, password changes and account removal, with the rate limits and
+/// audit entries each needs. Shared by the web pages and the OAuth password grant.
+public struct AccountService: Sendable {
+    let database: any GatehouseDatabase
+    let hasher: PasswordHasher
+    let passwordPolicy: PasswordPolicy
+    let limits: RateLimitPolicy
+    let limiter: RateLimiter
+    let audit: AuditTrail
+    let sessions: SessionService
+    let clock: IdentityClock
+
+    public init(database: any GatehouseDatabase, hasher: PasswordHasher, passwordPolicy: PasswordPolicy = PasswordPolicy(),
+                limits: RateLimitPolicy = RateLimitPolicy(), audit: AuditTrail, sessions: SessionService,
+                clock: IdentityClock = .system) {
+        self.database = database; self.hasher = hasher; self.passwordPolicy = passwordPolicy; self.limits = limits
+        self.limiter = RateLimiter(store: database.rateLimits, clock: clock)
+        self.audit = audit; self.sessions = sessions; self.clock = clock
+    }
+
+    /// Creates a password account.
+    public func signUp(email rawEmail: String, password: String, displayName: String?,
+                       context: ClientContext) async throws -> User {
+        if let wait = try await limiter.hit(limits.signUpPerIP, key: context.ip ?? "-") {
+            throw AccountError.rateLimited(retryAfter: wait)
+        }
+        guard let email = EmailAddress(rawEmail) else { throw AccountError.invalidEmail }
+        if let problem = passwordPolicy.problem(with: password, email: email) { throw AccountError.weakPassword(problem) }
+        if try await database.users.find(email: email.value) != nil { throw AccountError.emailTaken }
+        let hash = try await hasher.hash(password)
+        let now = clock.now()
+        let name = displayName?.trimmingASCIIWhitespace()
+        let user = User(id: RecordID.random(), email: email.value, displayName: (name?.isEmpty ?? true) ? nil : name,
+                        passwordHash: hash, emailVerified: false, disabled: false, createdAt: now, updatedAt: now)
+        do { try await database.users.create(user) } catch let error as StoreError where error.kind == .conflict {
+            throw AccountError.emailTaken   // lost a race with a concurrent sign-up
+        }
+        await audit.record(.signUp, userId: user.id, context: context)
+        return user
+    }
+
+    /// Checks an email and password. Unknown emails cost the same Argon2id verification as known ones
+    /// and get the same answer, so neither the reply nor its timing tells whether an account exists.
+    public func authenticate(email rawEmail: String, password: String, context: ClientContext) async throws -> User {
+        let accountKey = EmailAddress(rawEmail)?.value ?? rawEmail.trimmingASCIIWhitespace().lowercased()
+        let ipWait = try await limiter.hit(limits.signInPerIP, key: context.ip ?? "-")
+        let accountWait = try await limiter.hit(limits.signInPerAccount, key: accountKey)
+        if let wait = [ipWait, accountWait].compactMap({ $0 }).max() {
+            await audit.record(.signInRateLimited, userId: nil, context: context, details: ["email": accountKey])
+            throw AccountError.rateLimited(retryAfter: wait)
+        }
+        let user = EmailAddress(rawEmail) == nil ? nil : try await database.users.find(email: accountKey)
+        guard await hasher.verify(password, againstOptional: user?.passwordHash), var user else {
+            await audit.record(.signInFailed, userId: user?.id, context: context, details: ["email": accountKey])
+            throw AccountError.invalidCredentials
+        }
+        if user.disabled {
+            await audit.record(.signInFailed, userId: user.id, context: context, details: ["reason": "disabled"])
+            throw AccountError.accountDisabled
+        }
+        try await limiter.reset(limits.signInPerAccount, key: accountKey)
+        if let stored = user.passwordHash, hasher.needsRehash(stored) {
+            // Parameters changed since this hash was made: upgrade it now that we know the password.
+            let upgraded = try await hasher.hash(password)
+            user = try await database.users.update(id: user.id, [.passwordHash(upgraded)], at: clock.now())
+        }
+        return user
+    }
+
+    /// Changes a signed-in user's password after checking the current one; every other session ends.
+    public func changePassword(userId: String, current: String, new: String, keepingSessionToken: String?,
+                               context: ClientContext) async throws {
+        guard let user = try await database.users.find(id: userId) else { throw AccountError.notFound }
+        guard await hasher.verify(current, againstOptional: user.passwordHash) else { throw AccountError.invalidCredentials }
+        try await setPassword(user: user, to: new, keepingSessionToken: keepingSessionToken)
+        await audit.record(.passwordChanged, userId: user.id, context: context)
+    }
+
+    /// Sets a new password, ends every session but `keepingSessionToken`'s and voids pending reset links.
+    func setPassword(user: User, to new: String, keepingSessionToken: String?) async throws {
+        if let problem = passwordPolicy.problem(with: new, email: EmailAddress(user.email)) {
+            throw AccountError.weakPassword(problem)
+        }
+        let hash = try await hasher.hash(new)
+        _ = try await database.users.update(id: user.id, [.passwordHash(hash)], at: clock.now())
+        try await sessions.endAll(userId: user.id, keeping: keepingSessionToken)
+        _ = try await database.oneTimeTokens.invalidateAll(userId: user.id, purpose: .passwordReset)
+    }
+
+    /// Deletes an account and everything hanging off it. Requires the password, unless the caller
+    /// vouches for a recent sign-in (or the account has no password).
+    public func deleteAccount(userId: String, password: String?, recentlyAuthenticated: Bool,
+                              context: ClientContext) async throws {
+        guard let user = try await database.users.find(id: userId) else { throw AccountError.notFound }
+        if !recentlyAuthenticated, user.passwordHash != nil {
+            guard let password, await hasher.verify(password, against: user.passwordHash!) else {
+                throw AccountError.invalidCredentials
+            }
+        }
+        _ = try await database.users.delete(id: user.id)
+        await audit.record(.accountDeleted, userId: user.id, context: context, details: ["email": user.email])
+    }
+
+    /// Disables (or re-enables) an account; disabling ends all its sessions.
+    public func setDisabled(userId: String, _ disabled: Bool, context: ClientContext) async throws {
+        _ = try await database.users.update(id: userId, [.disabled(disabled)], at: clock.now())
+        if disabled {
+            try await sessions.endAll(userId: userId)
+            await audit.record(.accountDisabled, userId: userId, context: context)
+        }
+    }
+}

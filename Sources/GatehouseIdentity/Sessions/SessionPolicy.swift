@@ -1,0 +1,16 @@
+import Foundation
+
+/// How long web sessions live.
+public struct SessionPolicy: Sendable {
+    /// A session unused this long ends (default 14 days).
+    public var idleTimeout: TimeInterval
+    /// A session ends this long after sign-in whatever its use (default 90 days).
+    public var absoluteTimeout: TimeInterval
+    /// Last-seen is written at most this often per session, so browsing is not a database write per page.
+    public var touchInterval: TimeInterval
+
+    public init(idleTimeout: TimeInterval = 14 * 86_400, absoluteTimeout: TimeInterval = 90 * 86_400,
+                touchInterval: TimeInterval = 60) {
+        self.idleTimeout = idleTimeout; self.absoluteTimeout = absoluteTimeout; self.touchInterval = touchInterval
+    }
+}

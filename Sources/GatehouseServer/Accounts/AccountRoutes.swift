@@ -1,0 +1,141 @@
+import Foundation
+import GatehouseHTTP
+import GatehouseIdentity
+import GatehouseStore
+
+extension AccountPages {
+    func registerAccount(into router: inout Router) {
+        router.get("/account") { request async throws in
+            let web = try await reader.read(request)
+            guard let active = web.active else { return signInRedirect(request) }
+            return try await accountPage(web: web, active: active, notice: request.query["notice"].flatMap(Self.notices.get))
+        }
+        router.post("/account/sessions/{id}/end") { request async throws in
+            let (web, active) = try await signedInForm(request)
+            guard let hash = TokenHash(hex: request.pathParameters["id"] ?? "") else {
+                throw HTTPError(.notFound, "No such session.")
+            }
+            guard try await sessions.end(idHash: hash, ofUser: active.user.id) else { throw HTTPError(.notFound, "No such session.") }
+            await accountsAudit(.sessionEnded, active.user.id, request)
+            if hash == active.session.idHash {   // ended the session in use: signed out here too
+                var response = Response.redirect(to: "/sign-in?signed_out=1")
+                response.setCookie(reader.cookies.clearSession)
+                return response
+            }
+            _ = web
+            return .redirect(to: "/account?notice=session-ended")
+        }
+        router.post("/account/sessions/end-others") { request async throws in
+            let (web, active) = try await signedInForm(request)
+            try await sessions.endAll(userId: active.user.id, keeping: web.token)
+            await accountsAudit(.sessionsRevoked, active.user.id, request)
+            return .redirect(to: "/account?notice=others-ended")
+        }
+        router.post("/account/password") { request async throws in
+            let (web, active) = try await signedInForm(request)
+            let form = try request.form()
+            do {
+                try await accounts.changePassword(userId: active.user.id, current: try field(form, "current_password"),
+                                                  new: try field(form, "new_password"), keepingSessionToken: web.token,
+                                                  context: request.clientContext)
+                return .redirect(to: "/account?notice=password-changed")
+            } catch let error as AccountError {
+                return try await accountPage(web: web, active: active, error: error.message, status: status(for: error))
+            }
+        }
+        router.post("/account/delete") { request async throws in
+            let (web, active) = try await signedInForm(request)
+            let form = try request.form()
+            let recent = Date().timeIntervalSince(active.session.createdAt) < recentSignInWindow
+            do {
+                try await accounts.deleteAccount(userId: active.user.id, password: form["password"], recentlyAuthenticated: recent,
+                                                 context: request.clientContext)
+                var response = Response.redirect(to: "/sign-in?signed_out=1")
+                response.setCookie(reader.cookies.clearSession)
+                return response
+            } catch let error as AccountError {
+                return try await accountPage(web: web, active: active, error: error == .invalidCredentials
+                                             ? "The password is not right; the account was not deleted." : error.message,
+                                             status: status(for: error))
+            }
+        }
+    }
+
+    static let notices: [String: String] = [
+        "session-ended": "The session has ended.", "others-ended": "Every other session has ended.",
+        "password-changed": "Your password has changed. Every other session has ended.",
+        "email-verified": "Your email address is confirmed.",
+    ]
+
+    func signInRedirect(_ request: Request) -> Response {
+        let target = request.path + (request.rawQuery.map { "?" + $0 } ?? "")
+        return .redirect(to: "/sign-in?return_to=" + PercentDecoding.encode(target))
+    }
+
+    /// The session and form of a POST that needs a signed-in user and a valid CSRF token.
+    func signedInForm(_ request: Request) async throws -> (WebSession, ActiveSession) {
+        let form = try request.form()
+        let web = try await reader.read(request)
+        guard let active = web.active else { throw HTTPError(.unauthorized, "Your session has ended. Sign in again.") }
+        try reader.requireCSRF(form, web)
+        return (web, active)
+    }
+
+    func accountPage(web: WebSession, active: ActiveSession, notice: String? = nil, error: String? = nil,
+                     status: HTTPStatus = .ok) async throws -> Response {
+        let user = active.user
+        let csrf = hidden("csrf_token", reader.token(for: web))
+        let list = try await sessions.list(userId: user.id)
+        let rows = list.map { session -> String in
+            let current = session.idHash == active.session.idHash
+            return """
+                <tr><td>\(h(Self.describe(userAgent: session.userAgent)))\(current ? " <strong>(this browser)</strong>" : "")<br>
+                <span class="muted">\(h(session.ip ?? "unknown address")) · signed in \(h(Self.format(session.createdAt))) · last seen \(h(Self.format(session.lastSeenAt)))</span></td>
+                <td><form method="post" action="/account/sessions/\(session.idHash.hex)/end">\(csrf)
+                <button type="submit" class="secondary" aria-label="End this session">End</button></form></td></tr>
+                """
+        }.joined(separator: "\n")
+        let methods = user.passwordHash != nil ? "<li>Password</li>" : ""
+        return page("Your account", """
+            \(PageLayout.notice(notice, kind: "info"))\(PageLayout.notice(error))
+            <p><strong>\(h(user.displayName ?? user.email))</strong><br><span class="muted">\(h(user.email)) · \(user.emailVerified ? "confirmed" : "not confirmed yet")</span></p>
+            <h2>Sign-in methods</h2><ul id="methods">\(methods)</ul>
+            <h2>Sessions</h2>
+            <table id="sessions">\(rows)</table>
+            <form method="post" action="/account/sessions/end-others">\(csrf)<button type="submit" class="secondary">End all other sessions</button></form>
+            <h2>Change password</h2>
+            <form method="post" action="/account/password">\(csrf)
+            <label for="current_password">Current password</label><input id="current_password" name="current_password" type="password" autocomplete="current-password" required>
+            <label for="new_password">New password</label><input id="new_password" name="new_password" type="password" autocomplete="new-password" minlength="10" required>
+            <button type="submit">Change password</button></form>
+            <h2>Delete account</h2>
+            <form method="post" action="/account/delete">\(csrf)
+            <label for="delete_password">Password</label><input id="delete_password" name="password" type="password" autocomplete="current-password">
+            <p class="muted">This deletes your account and ends every session. It cannot be undone.</p>
+            <button type="submit" class="danger">Delete my account</button></form>
+            """, web: web, status: status)
+    }
+
+    static func format(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.dateFormat = "yyyy-MM-dd HH:mm 'UTC'"
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        return formatter.string(from: date)
+    }
+
+    /// A short device description from a user agent ("Chrome on Linux").
+    static func describe(userAgent: String?) -> String {
+        guard let agent = userAgent, !agent.isEmpty else { return "Unknown device" }
+        let browser = ["Edg/": "Edge", "Firefox/": "Firefox", "Chrome/": "Chrome", "Safari/": "Safari", "curl/": "curl",
+                       "python-requests": "Python"].first { agent.contains($0.key) }?.value ?? "Browser"
+        let system = ["iPhone": "iPhone", "iPad": "iPad", "Android": "Android", "Mac OS X": "macOS", "Windows": "Windows",
+                      "Linux": "Linux"].first { agent.contains($0.key) }?.value
+        let native = agent.contains("Hotwire Native") || agent.contains("Turbo Native") ? " (app)" : ""
+        return system.map { "\(browser) on \($0)\(native)" } ?? browser + native
+    }
+}
+
+private extension Dictionary where Key == String, Value == String {
+    func get(_ key: String) -> String? { self[key] }
+}

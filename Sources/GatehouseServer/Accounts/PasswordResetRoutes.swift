@@ -1,0 +1,75 @@
+import GatehouseHTTP
+import GatehouseIdentity
+
+extension AccountPages {
+    func registerPasswordReset(into router: inout Router) {
+        router.get("/password/forgot") { request async throws in
+            let web = try await reader.read(request)
+            return forgotPage(web: web, email: "", error: nil)
+        }
+        router.post("/password/forgot") { request async throws in
+            let form = try request.form()
+            let web = try await reader.read(request)
+            try reader.requireCSRF(form, web)
+            let email = try field(form, "email", max: 320)
+            do {
+                try await links.requestPasswordReset(email: email, context: request.clientContext)
+            } catch let error as AccountError {
+                return withRetryAfter(forgotPage(web: web, email: email, error: error.message, status: status(for: error)), error)
+            }
+            // The same answer whether or not the address has an account.
+            return page("Check your email", """
+                <p>If an account uses <strong>\(h(email))</strong>, we have sent it a link to choose a new password.
+                The link works once, for 30 minutes.</p><p><a href="/sign-in">Back to sign in</a></p>
+                """, web: web)
+        }
+        router.get("/password/reset/{token}") { request async throws in
+            let web = try await reader.read(request)
+            return resetPage(web: web, token: request.pathParameters["token"] ?? "", error: nil)
+        }
+        router.post("/password/reset/{token}") { request async throws in
+            let form = try request.form()
+            let web = try await reader.read(request)
+            try reader.requireCSRF(form, web)
+            let token = request.pathParameters["token"] ?? ""
+            do {
+                _ = try await links.resetPassword(token: token, newPassword: try field(form, "new_password"),
+                                                  context: request.clientContext)
+                return page("Password changed", """
+                    <p>Your password has changed and every session of the account has ended.</p>
+                    <p><a href="/sign-in">Sign in with the new password</a></p>
+                    """, web: web)
+            } catch let error as AccountError {
+                return withRetryAfter(resetPage(web: web, token: token, error: error.message, status: status(for: error)), error)
+            }
+        }
+        router.get("/email/verify/{token}") { request async throws in
+            let web = try await reader.read(request)
+            do {
+                _ = try await links.verifyEmail(token: request.pathParameters["token"] ?? "", context: request.clientContext)
+                return web.user != nil ? .redirect(to: "/account?notice=email-verified")
+                    : page("Email confirmed", #"<p>Your email address is confirmed. <a href="/sign-in">Sign in</a></p>"#, web: web)
+            } catch let error as AccountError {
+                return page("Link not valid", PageLayout.notice(error.message), web: web, status: .badRequest)
+            }
+        }
+    }
+
+    func forgotPage(web: WebSession, email: String, error: String?, status: HTTPStatus = .ok) -> Response {
+        page("Reset your password", """
+            \(PageLayout.notice(error))
+            <form method="post" action="/password/forgot">\(hidden("csrf_token", reader.token(for: web)))
+            <label for="email">Email</label><input id="email" name="email" type="email" autocomplete="email" required value="\(h(email))">
+            <button type="submit">Send reset link</button></form>
+            """, web: web, status: status)
+    }
+
+    func resetPage(web: WebSession, token: String, error: String?, status: HTTPStatus = .ok) -> Response {
+        page("Choose a new password", """
+            \(PageLayout.notice(error))
+            <form method="post" action="/password/reset/\(h(PercentDecoding.encode(token)))">\(hidden("csrf_token", reader.token(for: web)))
+            <label for="new_password">New password</label><input id="new_password" name="new_password" type="password" autocomplete="new-password" minlength="10" required>
+            <button type="submit">Set password</button></form>
+            """, web: web, status: status)
+    }
+}

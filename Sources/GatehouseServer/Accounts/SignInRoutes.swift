@@ -1,0 +1,64 @@
+import GatehouseHTTP
+import GatehouseIdentity
+
+extension AccountPages {
+    func registerSignIn(into router: inout Router) {
+        router.get("/sign-in") { request async throws in
+            let web = try await reader.read(request)
+            let returnTo = ReturnPath.validated(request.query["return_to"])
+            if web.user != nil { return .redirect(to: returnTo ?? ReturnPath.fallback) }
+            let notice = request.query["signed_out"] != nil ? "You are signed out." : nil
+            return signInPage(web: web, email: request.query["login_hint"] ?? "", returnTo: returnTo, error: nil, info: notice)
+        }
+        router.post("/sign-in") { request async throws in
+            let form = try request.form()
+            let web = try await reader.read(request)
+            try reader.requireCSRF(form, web)
+            let email = try field(form, "email", max: 320), password = try field(form, "password", max: 1024)
+            let returnTo = ReturnPath.validated(form["return_to"])
+            do {
+                let user = try await accounts.authenticate(email: email, password: password, context: request.clientContext)
+                // A new session id at every sign-in; any session the browser had is ended.
+                if let old = web.token { try await sessions.end(token: old) }
+                let issued = try await sessions.start(userId: user.id, methods: ["pwd"], context: request.clientContext)
+                await accountsAudit(.signInSucceeded, user.id, request)
+                var response = Response.redirect(to: returnTo ?? ReturnPath.fallback)
+                response.setCookie(reader.cookies.sessionCookie(token: issued.token))
+                return response
+            } catch let error as AccountError {
+                return withRetryAfter(signInPage(web: web, email: email, returnTo: returnTo, error: error.message,
+                                                 status: status(for: error)), error)
+            }
+        }
+        router.post("/sign-out") { request async throws in
+            let form = try request.form()
+            let web = try await reader.read(request)
+            if let active = web.active, let token = web.token {
+                try reader.requireCSRF(form, web)
+                try await sessions.end(token: token)
+                await accountsAudit(.signOut, active.user.id, request)
+            }
+            var response = Response.redirect(to: "/sign-in?signed_out=1")
+            response.setCookie(reader.cookies.clearSession)
+            return response
+        }
+    }
+
+    func signInPage(web: WebSession, email: String, returnTo: String?, error: String?, info: String? = nil,
+                    status: HTTPStatus = .ok) -> Response {
+        page("Sign in", """
+            \(PageLayout.notice(error))\(PageLayout.notice(info, kind: "info"))
+            <form method="post" action="/sign-in">
+            \(hidden("csrf_token", reader.token(for: web)))\(returnTo.map { hidden("return_to", $0) } ?? "")
+            <label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" required value="\(h(email))">
+            <label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>
+            <button type="submit">Sign in</button>
+            </form>
+            <p><a href="/password/forgot">Forgot your password?</a> · <a href="/sign-up">Create an account</a></p>
+            """, web: web, status: status)
+    }
+
+    func accountsAudit(_ type: AuditEventType, _ userId: String, _ request: Request) async {
+        await audit.record(type, userId: userId, context: request.clientContext)
+    }
+}

@@ -1,0 +1,37 @@
+import Foundation
+import GatehouseCrypto
+import GatehouseHTTP
+import GatehouseIdentity
+import GatehouseStore
+
+/// The identity services wired together from configuration (one instance per process).
+public struct IdentityServices: Sendable {
+    public let database: any GatehouseDatabase
+    public let hasher: PasswordHasher
+    public let audit: AuditTrail
+    public let sessions: SessionService
+    public let accounts: AccountService
+    public let links: EmailLinks
+    let webSessions: WebSessionReader
+
+    init(configuration: GatehouseConfiguration, database: any GatehouseDatabase, secrets: ServerSecrets,
+         mailer: any Mailer, clock: IdentityClock, log: ServerLog, databaseErrors: Counter) {
+        self.database = database
+        hasher = PasswordHasher(parameters: configuration.passwordHashing)
+        audit = AuditTrail(store: database.auditLog, clock: clock, onFailure: { error in
+            databaseErrors.increment(["audit"])
+            log.error("audit write failed", [("error", String(describing: error))])
+        })
+        sessions = SessionService(database: database, policy: configuration.sessions, clock: clock)
+        accounts = AccountService(database: database, hasher: hasher, passwordPolicy: configuration.passwordPolicy,
+                                  limits: configuration.rateLimits, audit: audit, sessions: sessions, clock: clock)
+        let publicURL = configuration.publicURL.absoluteString.hasSuffix("/")
+            ? String(configuration.publicURL.absoluteString.dropLast()) : configuration.publicURL.absoluteString
+        links = EmailLinks(database: database, mailer: mailer, accounts: accounts, limits: configuration.rateLimits,
+                           audit: audit, clock: clock, absoluteURL: { publicURL + $0 })
+        webSessions = WebSessionReader(sessions: sessions,
+                                       cookies: CookiePolicy(publicURL: configuration.publicURL,
+                                                             sessionMaxAge: configuration.sessions.absoluteTimeout),
+                                       csrf: CSRFTokens(key: secrets.derivedKey("csrf")))
+    }
+}

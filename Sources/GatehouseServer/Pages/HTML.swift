@@ -1,0 +1,39 @@
+import GatehouseHTTP
+
+/// Escapes text for HTML content and attribute values.
+func h(_ text: String) -> String { HTMLEscaping.escape(text) }
+
+/// The shared page shell: one small stylesheet, no scripts, readable on a phone.
+struct PageLayout: Sendable {
+    let demo: Bool
+
+    func render(title: String, body: String, signedIn: Bool = false, csrf: String? = nil) -> String {
+        let banner = demo
+            ? #"<div class="demo-banner" role="status">Demo mode: providers are simulated and data is for testing only.</div>"#
+            : ""
+        let nav: String
+        if signedIn, let csrf {
+            nav = """
+                <nav><a href="/account">Account</a>
+                <form method="post" action="/sign-out" class="inline"><input type="hidden" name="csrf_token" value="\(h(csrf))">
+                <button type="submit" class="link">Sign out</button></form></nav>
+                """
+        } else {
+            nav = #"<nav><a href="/sign-in">Sign in</a> <a href="/sign-up">Create account</a></nav>"#
+        }
+        return """
+            <!doctype html>
+            <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+            <title>\(h(title)) · Gatehouse</title><link rel="stylesheet" href="/assets/gatehouse.css"></head>
+            <body>\(banner)<header><a class="brand" href="/">Gatehouse</a>\(nav)</header>
+            <main><h1>\(h(title))</h1>
+            \(body)
+            </main></body></html>
+            """
+    }
+
+    static func notice(_ message: String?, kind: String = "error") -> String {
+        guard let message, !message.isEmpty else { return "" }
+        return #"<p class="notice \#(kind)" role="\#(kind == "error" ? "alert" : "status")">\#(h(message))</p>"#
+    }
+}

@@ -1,0 +1,48 @@
+import GatehouseCrypto
+import GatehouseHTTP
+import GatehouseIdentity
+import GatehouseStore
+
+/// Per-request web state: the signed-in session if any, and the CSRF binding for forms.
+struct WebSession: Sendable {
+    let active: ActiveSession?
+    /// The raw session token from the cookie (valid only when `active` is set).
+    let token: String?
+    /// What CSRF tokens on this page are bound to.
+    let csrfBinding: String
+    /// A pre-session CSRF cookie to set, when the request had none.
+    let newCSRFCookie: SetCookie?
+
+    var user: User? { active?.user }
+}
+
+/// Reads sessions and checks CSRF for the page routes.
+struct WebSessionReader: Sendable {
+    let sessions: SessionService
+    let cookies: CookiePolicy
+    let csrf: CSRFTokens
+
+    func read(_ request: Request) async throws -> WebSession {
+        if let token = request.cookies[cookies.sessionCookie], let active = try await sessions.resolve(token: token) {
+            return WebSession(active: active, token: token, csrfBinding: "s:" + active.session.idHash.hex, newCSRFCookie: nil)
+        }
+        if let existing = request.cookies[cookies.csrfCookie], existing.utf8.count == 43 {
+            return WebSession(active: nil, token: nil, csrfBinding: "p:" + existing, newCSRFCookie: nil)
+        }
+        let fresh = SecureRandom.token(byteCount: 32)
+        return WebSession(active: nil, token: nil, csrfBinding: "p:" + fresh, newCSRFCookie: cookies.csrfCookie(value: fresh))
+    }
+
+    func token(for web: WebSession) -> String { csrf.token(for: web.csrfBinding) }
+
+    /// Refuses a state-changing form whose CSRF token does not match this request's binding.
+    func requireCSRF(_ form: URLEncodedForm, _ web: WebSession) throws(HTTPError) {
+        guard web.newCSRFCookie == nil, csrf.isValid(form["csrf_token"], for: web.csrfBinding) else {
+            throw HTTPError(.forbidden, "This form has expired or did not come from this site. Go back, reload the page and try again.")
+        }
+    }
+}
+
+extension Request {
+    var clientContext: ClientContext { ClientContext(ip: remoteAddress, userAgent: headers["User-Agent"]) }
+}

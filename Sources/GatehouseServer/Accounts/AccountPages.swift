@@ -14,6 +14,7 @@ struct AccountPages: Sendable {
     let layout: PageLayout
     let database: any GatehouseDatabase
     let audit: AuditTrail
+    let clock: IdentityClock
     /// How recent a sign-in must be to delete the account without re-entering the password.
     let recentSignInWindow: TimeInterval = 5 * 60
 

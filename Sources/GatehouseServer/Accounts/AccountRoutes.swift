@@ -46,7 +46,7 @@ extension AccountPages {
         router.post("/account/delete") { request async throws in
             let (web, active) = try await signedInForm(request)
             let form = try request.form()
-            let recent = Date().timeIntervalSince(active.session.createdAt) < recentSignInWindow
+            let recent = clock.now().timeIntervalSince(active.session.createdAt) < recentSignInWindow
             do {
                 try await accounts.deleteAccount(userId: active.user.id, password: form["password"], recentlyAuthenticated: recent,
                                                  context: request.clientContext)

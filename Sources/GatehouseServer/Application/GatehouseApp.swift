@@ -39,7 +39,8 @@ public struct GatehouseApp: Sendable {
                          databaseErrors: databaseErrors, log: log).register(into: &router)
         AssetRoutes.register(into: &router)
         AccountPages(accounts: services.accounts, links: services.links, sessions: services.sessions,
-                     reader: services.webSessions, layout: layout, database: database, audit: services.audit)
+                     reader: services.webSessions, layout: layout, database: database, audit: services.audit,
+                     clock: services.clock)
             .register(into: &router)
 
         var middleware: [any Middleware] = [MetricsMiddleware(metrics)]

@@ -12,11 +12,13 @@ public struct IdentityServices: Sendable {
     public let sessions: SessionService
     public let accounts: AccountService
     public let links: EmailLinks
+    public let clock: IdentityClock
     let webSessions: WebSessionReader
 
     init(configuration: GatehouseConfiguration, database: any GatehouseDatabase, secrets: ServerSecrets,
          mailer: any Mailer, clock: IdentityClock, log: ServerLog, databaseErrors: Counter) {
         self.database = database
+        self.clock = clock
         hasher = PasswordHasher(parameters: configuration.passwordHashing)
         audit = AuditTrail(store: database.auditLog, clock: clock, onFailure: { error in
             databaseErrors.increment(["audit"])

@@ -1,0 +1,72 @@
+import Foundation
+import GatehouseCrypto
+import GatehouseHTTP
+import GatehouseIdentity
+import GatehouseServer
+import GatehouseSQLite
+import GatehouseStore
+import GatehouseTesting
+import Synchronization
+
+/// A movable clock for tests of expiry and rate-limit windows.
+final class TestClock: Sendable {
+    private let current = Mutex(Date(timeIntervalSince1970: 1_800_000_000))
+    var now: Date { current.withLock { $0 } }
+    func advance(_ seconds: TimeInterval) { current.withLock { $0 = $0.addingTimeInterval(seconds) } }
+    var identityClock: IdentityClock { IdentityClock { [self] in self.now } }
+}
+
+/// Records mail instead of sending it.
+final class RecordingMailer: Mailer {
+    let sent = Recorder<MailMessage>()
+    func send(_ message: MailMessage) async throws { sent.append(message) }
+
+    /// The first link to this server in the newest message to `address`.
+    func lastLink(to address: String, containing fragment: String) -> String? {
+        guard let message = sent.all.last(where: { $0.to == address }) else { return nil }
+        return message.textBody.split(whereSeparator: \.isWhitespace).map(String.init)
+            .first { $0.contains(fragment) }
+            .map { $0.replacingOccurrences(of: "http://127.0.0.1:8080", with: "") }
+    }
+}
+
+/// Gatehouse in-process on an in-memory SQLite database with cheap password hashing.
+struct TestGatehouse {
+    let app: GatehouseApp
+    let database: any GatehouseDatabase
+    let clock: TestClock
+    let mailer: RecordingMailer
+    let log: Recorder<String>
+
+    static func make(_ tweak: (inout GatehouseConfiguration) -> Void = { _ in }) async throws -> TestGatehouse {
+        var configuration = try GatehouseConfiguration.load(environment: [:])
+        configuration.passwordHashing = Argon2idParameters(memoryBytes: 1 << 20, iterations: 1)
+        tweak(&configuration)
+        let database = try await SQLiteDatabase.open(url: "sqlite::memory:")
+        _ = try await database.migrate()
+        let clock = TestClock(), mailer = RecordingMailer(), log = Recorder<String>()
+        let app = GatehouseApp(configuration: configuration, database: database,
+                               secrets: ServerSecrets(master: SecureRandom.bytes(32)),
+                               log: ServerLog(sink: { log.append($0) }), accessLogSink: { _ in }, mailer: mailer,
+                               clock: clock.identityClock)
+        return TestGatehouse(app: app, database: database, clock: clock, mailer: mailer, log: log)
+    }
+
+    func browser(ip: String = "127.0.0.1") -> BrowserLikeClient {
+        BrowserLikeClient(InProcessClient(app.pipeline, remoteAddress: ip))
+    }
+
+    /// Signs up through the page and returns the signed-in browser.
+    func signedUpBrowser(email: String = "ada@example.com", password: String = "correct horse battery",
+                         ip: String = "127.0.0.1") async throws -> BrowserLikeClient {
+        let browser = browser(ip: ip)
+        let response = try await browser.submit("/sign-up", to: "/sign-up", [("email", email), ("password", password), ("name", "Ada")])
+        precondition(response.status == 303, "sign-up failed: \(response.status) \(response.text)")
+        return browser
+    }
+
+    func auditTypes(email: String) async throws -> [String] {
+        guard let user = try await database.users.find(email: email) else { return [] }
+        return try await database.auditLog.list(userId: user.id, limit: 100).map(\.event.type)
+    }
+}

@@ -9,7 +9,13 @@ protocol CLICommand: Sendable {
     static var help: String { get }
     /// Option names this command takes (`--config`), and whether each takes a value.
     static var options: [String: Bool] { get }
+    /// Whether the command takes an action word (`user create`); others refuse stray words.
+    static var takesAction: Bool { get }
     static func run(options: inout CommandOptions, environment: [String: String]) async throws -> Int32
+}
+
+extension CLICommand {
+    static var takesAction: Bool { false }
 }
 
 enum ExitCode {
@@ -42,6 +48,8 @@ struct UsageError: Error { let message: String }
 /// `--name value` / `--flag` options after the subcommand.
 struct CommandOptions {
     private(set) var values: [String: [String]] = [:]
+    /// Arguments that are not options (`create` in `user create --email …`).
+    private(set) var positional: [String] = []
 
     init(parsing arguments: [String], allowed: [String: Bool]) throws {
         var index = 0
@@ -50,6 +58,11 @@ struct CommandOptions {
             var name = argument, inlineValue: String?
             if let eq = argument.firstIndex(of: "="), argument.hasPrefix("--") {
                 name = String(argument[..<eq]); inlineValue = String(argument[argument.index(after: eq)...])
+            }
+            if !argument.hasPrefix("-") {
+                positional.append(argument)
+                index += 1
+                continue
             }
             guard let takesValue = allowed[name] else { throw UsageError(message: "unknown option \(argument)") }
             if takesValue {

@@ -5,7 +5,9 @@ import Foundation
 /// Exit codes: 0 success, 1 runtime failure (database, network, port in use), 2 usage or
 /// configuration error, 3 the database schema is newer than this build.
 enum GatehouseCommandLine {
-    static let commands: [any CLICommand.Type] = [ServeCommand.self, MigrateCommand.self, VersionCommand.self]
+    static let commands: [any CLICommand.Type] = [
+        ServeCommand.self, MigrateCommand.self, UserCommand.self, SessionCommand.self, AuditCommand.self, VersionCommand.self,
+    ]
 
     static let usage = """
         gatehouse — a self-hosted sign-in server
@@ -49,6 +51,9 @@ enum GatehouseCommandLine {
         }
         do {
             var options = try CommandOptions(parsing: rest, allowed: command.options)
+            if !command.takesAction, let stray = options.positional.first {
+                throw UsageError(message: "unexpected argument '\(stray)'. Run 'gatehouse \(name) --help'.")
+            }
             return try await command.run(options: &options, environment: environment)
         } catch {
             return ExitCode.report(error)

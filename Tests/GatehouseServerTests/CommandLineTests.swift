@@ -11,7 +11,7 @@ import Testing
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("gatehouse")
     }
 
-    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Result {
+    static func run(_ arguments: [String], environment: [String: String] = [:], input: String? = nil) throws -> Result {
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
@@ -19,7 +19,11 @@ import Testing
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
+        let stdin = Pipe()
+        process.standardInput = stdin
         try process.run()
+        if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
+        try stdin.fileHandleForWriting.close()
         let stdout = out.fileHandleForReading.readDataToEndOfFile()
         let stderr = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
@@ -101,5 +105,31 @@ import Testing
         #expect(process.terminationStatus == 0)
         let log = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(log.contains("\"msg\":\"stopped\""))
+    }
+
+    @Test func userSessionAndAuditCommands() throws {
+        let env = ["GATEHOUSE_DATABASE_URL": Self.temporaryDatabaseURL()]
+        let created = try Self.run(["user", "create", "--email", "Op@Example.com", "--password-stdin", "--verified"],
+                                   environment: env, input: "a good long password\n")
+        #expect(created.status == 0 && created.stdout.contains("created op@example.com"))
+        #expect(!created.stdout.contains("a good long password") && !created.stderr.contains("a good long password"))
+        let duplicate = try Self.run(["user", "create", "--email", "op@example.com"], environment: env)
+        #expect(duplicate.status == 2 && duplicate.stderr.contains("already exists"))
+        let weak = try Self.run(["user", "create", "--email", "weak@example.com", "--password-stdin"], environment: env, input: "short\n")
+        #expect(weak.status == 2)
+        let list = try Self.run(["user", "list"], environment: env)
+        #expect(list.stdout.contains("op@example.com\ttrue\tfalse"))
+        #expect(!list.stdout.contains("weak@example.com"))
+        #expect(try Self.run(["user", "disable", "--email", "op@example.com"], environment: env).status == 0)
+        #expect(try Self.run(["user", "list"], environment: env).stdout.contains("op@example.com\ttrue\ttrue"))
+        let revoke = try Self.run(["session", "revoke", "--email", "op@example.com"], environment: env)
+        #expect(revoke.status == 0 && revoke.stdout.contains("ended 0 sessions"))
+        let audit = try Self.run(["audit", "--user", "op@example.com"], environment: env)
+        #expect(audit.stdout.contains("account.disabled") && audit.stdout.contains("sign_up"))
+        #expect(try Self.run(["user", "delete", "--email", "op@example.com"], environment: env).status == 0)
+        let missing = try Self.run(["user", "delete", "--email", "op@example.com"], environment: env)
+        #expect(missing.status == 2 && missing.stderr.contains("no account"))
+        #expect(try Self.run(["user", "frob"], environment: env).status == 2)
+        #expect(try Self.run(["migrate", "stray"], environment: env).status == 2)
     }
 }

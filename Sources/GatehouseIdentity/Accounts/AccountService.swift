@@ -43,6 +43,25 @@ public struct AccountService: Sendable {
         return user
     }
 
+    /// Creates an account for an operator (CLI): no rate limit, the password optional (the user can
+    /// then set one through a reset link or sign in with a provider).
+    public func createByOperator(email rawEmail: String, password: String?, displayName: String?, verified: Bool) async throws -> User {
+        guard let email = EmailAddress(rawEmail) else { throw AccountError.invalidEmail }
+        var hash: String?
+        if let password {
+            if let problem = passwordPolicy.problem(with: password, email: email) { throw AccountError.weakPassword(problem) }
+            hash = try await hasher.hash(password)
+        }
+        let now = clock.now()
+        let user = User(id: RecordID.random(), email: email.value, displayName: displayName, passwordHash: hash,
+                        emailVerified: verified, disabled: false, createdAt: now, updatedAt: now)
+        do { try await database.users.create(user) } catch let error as StoreError where error.kind == .conflict {
+            throw AccountError.emailTaken
+        }
+        await audit.record(.signUp, userId: user.id, context: .unknown, details: ["by": "operator"])
+        return user
+    }
+
     /// Checks an email and password. Unknown emails cost the same Argon2id verification as known ones
     /// and get the same answer, so neither the reply nor its timing tells whether an account exists.
     public func authenticate(email rawEmail: String, password: String, context: ClientContext) async throws -> User {

@@ -8,7 +8,7 @@ extension AccountPages {
         router.get("/account") { request async throws in
             let web = try await reader.read(request)
             guard let active = web.active else { return signInRedirect(request) }
-            return try await accountPage(web: web, active: active, notice: request.query["notice"].flatMap(Self.notices.get))
+            return try await accountPage(web: web, active: active, notice: request.query["notice"].flatMap { Self.notices[$0] })
         }
         router.post("/account/sessions/{id}/end") { request async throws in
             let (web, active) = try await signedInForm(request)
@@ -127,15 +127,14 @@ extension AccountPages {
     /// A short device description from a user agent ("Chrome on Linux").
     static func describe(userAgent: String?) -> String {
         guard let agent = userAgent, !agent.isEmpty else { return "Unknown device" }
-        let browser = ["Edg/": "Edge", "Firefox/": "Firefox", "Chrome/": "Chrome", "Safari/": "Safari", "curl/": "curl",
-                       "python-requests": "Python"].first { agent.contains($0.key) }?.value ?? "Browser"
-        let system = ["iPhone": "iPhone", "iPad": "iPad", "Android": "Android", "Mac OS X": "macOS", "Windows": "Windows",
-                      "Linux": "Linux"].first { agent.contains($0.key) }?.value
+        // Ordered: Chrome's agent also names Safari, Edge's names Chrome, Android's names Linux.
+        let browsers = [("Edg/", "Edge"), ("Firefox/", "Firefox"), ("Chrome/", "Chrome"), ("Safari/", "Safari"),
+                        ("curl/", "curl"), ("python-requests", "Python")]
+        let systems = [("iPhone", "iPhone"), ("iPad", "iPad"), ("Android", "Android"), ("Mac OS X", "macOS"),
+                       ("Windows", "Windows"), ("Linux", "Linux")]
+        let browser = browsers.first { agent.contains($0.0) }?.1 ?? "Browser"
+        let system = systems.first { agent.contains($0.0) }?.1
         let native = agent.contains("Hotwire Native") || agent.contains("Turbo Native") ? " (app)" : ""
         return system.map { "\(browser) on \($0)\(native)" } ?? browser + native
     }
-}
-
-private extension Dictionary where Key == String, Value == String {
-    func get(_ key: String) -> String? { self[key] }
 }

@@ -63,6 +63,42 @@ import Testing
         }
     }
 
+    @Test func configFileSetsSessionsPasswordsAndRateLimits() throws {
+        let path = try temporaryFile(#"""
+            {"sessions": {"idle_timeout_seconds": 600, "absolute_timeout_seconds": 3600},
+             "passwords": {"argon2_memory_kib": 65536, "argon2_iterations": 3, "minimum_length": 12},
+             "rate_limits": {"enabled": false}}
+            """#)
+        let configuration = try GatehouseConfiguration.load(environment: [:], configPath: path)
+        #expect(configuration.sessions.idleTimeout == 600 && configuration.sessions.absoluteTimeout == 3600)
+        #expect(configuration.passwordHashing.memoryBytes == 64 << 20 && configuration.passwordHashing.iterations == 3)
+        #expect(configuration.passwordPolicy.minimumLength == 12)
+        #expect(configuration.rateLimits.signInPerIP.isEmpty)
+    }
+
+    @Test(arguments: [
+        (#"{"sessions": {"idle_timeout_seconds": 7200, "absolute_timeout_seconds": 3600}}"#, "sessions.idle_timeout_seconds"),
+        (#"{"sessions": {"idle": 1}}"#, "sessions.idle"),
+        (#"{"passwords": {"argon2_memory_kib": 10}}"#, "passwords.argon2_memory_kib"),
+        (#"{"rate_limits": {"enabled": "no"}}"#, "rate_limits.enabled"),
+        (#"{"rate_limits": []}"#, "rate_limits"),
+    ])
+    func badSectionsNameTheKey(json: String, key: String) throws {
+        let path = try temporaryFile(json)
+        #expect {
+            try GatehouseConfiguration.load(environment: [:], configPath: path)
+        } throws: { error in
+            (error as? ConfigurationError)?.key == key
+        }
+    }
+
+    @Test func plainHTTPOnlyForLoopback() throws {
+        #expect(throws: ConfigurationError.self) {
+            try GatehouseConfiguration.load(environment: ["GATEHOUSE_PUBLIC_URL": "http://id.example.com"])
+        }
+        #expect(try GatehouseConfiguration.load(environment: ["GATEHOUSE_PUBLIC_URL": "http://localhost:9000"]).publicURL.port == 9000)
+    }
+
     @Test func missingConfigFile() {
         #expect(throws: ConfigurationError.self) {
             try GatehouseConfiguration.load(environment: [:], configPath: "/nonexistent/gatehouse.json")

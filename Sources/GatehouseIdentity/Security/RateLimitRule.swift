@@ -37,4 +37,8 @@ public struct RateLimitPolicy: Sendable {
         self.passwordForgotPerIP = passwordForgotPerIP; self.passwordForgotPerAccount = passwordForgotPerAccount
         self.passwordResetPerIP = passwordResetPerIP
     }
+
+    /// No limits at all: for benchmarks and load tests only, never production.
+    public static let disabled = RateLimitPolicy(signInPerIP: [], signInPerAccount: [], signUpPerIP: [], passwordForgotPerIP: [],
+                                                 passwordForgotPerAccount: [], passwordResetPerIP: [])
 }

@@ -116,12 +116,13 @@ extension AccountPages {
             """, web: web, status: status)
     }
 
+    /// `2026-11-29 20:31 UTC`, through gmtime_r: a DateFormatter costs more than the rest of the page.
     static func format(_ date: Date) -> String {
-        let formatter = DateFormatter()
-        formatter.dateFormat = "yyyy-MM-dd HH:mm 'UTC'"
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        return formatter.string(from: date)
+        var seconds = time_t(date.timeIntervalSince1970)
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday)) \(two(parts.tm_hour)):\(two(parts.tm_min)) UTC"
     }
 
     /// A short device description from a user agent ("Chrome on Linux").
@@ -132,9 +133,11 @@ extension AccountPages {
                         ("curl/", "curl"), ("python-requests", "Python")]
         let systems = [("iPhone", "iPhone"), ("iPad", "iPad"), ("Android", "Android"), ("Mac OS X", "macOS"),
                        ("Windows", "Windows"), ("Linux", "Linux")]
-        let browser = browsers.first { agent.contains($0.0) }?.1 ?? "Browser"
-        let system = systems.first { agent.contains($0.0) }?.1
-        let native = agent.contains("Hotwire Native") || agent.contains("Turbo Native") ? " (app)" : ""
+        // Byte-wise search: Foundation's String.contains goes through CFString and showed up in profiles.
+        func has(_ needle: String) -> Bool { agent.utf8.firstRange(of: needle.utf8) != nil }
+        let browser = browsers.first { has($0.0) }?.1 ?? "Browser"
+        let system = systems.first { has($0.0) }?.1
+        let native = has("Hotwire Native") || has("Turbo Native") ? " (app)" : ""
         return system.map { "\(browser) on \($0)\(native)" } ?? browser + native
     }
 }

@@ -1,9 +1,14 @@
 import Foundation
+import GatehouseCrypto
+import GatehouseIdentity
 
 /// The optional JSON configuration file: structured settings that do not fit environment variables.
 ///
 /// ```json
-/// { "http": { "max_body_bytes": 65536, "max_header_bytes": 32768, "connection_timeout_seconds": 30,
+/// { "sessions": { "idle_timeout_seconds": 1209600, "absolute_timeout_seconds": 7776000 },
+///   "passwords": { "argon2_memory_kib": 19456, "argon2_iterations": 2, "minimum_length": 10 },
+///   "rate_limits": { "enabled": true },
+///   "http": { "max_body_bytes": 65536, "max_header_bytes": 32768, "connection_timeout_seconds": 30,
 ///             "max_connections": 4096, "max_connections_per_ip": 256, "io_threads": 2,
 ///             "shutdown_grace_seconds": 10 },
 ///   "access_log": true }
@@ -40,23 +45,59 @@ struct ConfigFile {
             }
             configuration.accessLog = flag
         }
-        guard let httpValue = root["http"] else { return }
-        guard let http = httpValue as? [String: Any] else {
-            throw ConfigurationError(key: "http", problem: "must be an object")
+        if let http = try section("http", known: ["max_body_bytes", "max_header_bytes", "connection_timeout_seconds", "max_connections",
+                                                  "max_connections_per_ip", "io_threads", "shutdown_grace_seconds"]) {
+            try applyHTTP(http, to: &configuration)
         }
-        let known: Set = ["max_body_bytes", "max_header_bytes", "connection_timeout_seconds", "max_connections",
-                          "max_connections_per_ip", "io_threads", "shutdown_grace_seconds"]
-        for key in http.keys where !known.contains(key) {
-            throw ConfigurationError(key: "http.\(key)", problem: "unknown setting in \(path)")
+        if let sessions = try section("sessions", known: ["idle_timeout_seconds", "absolute_timeout_seconds"]) {
+            if let v = try sessions.integer("idle_timeout_seconds", 60...(366 * 86_400)) { configuration.sessions.idleTimeout = TimeInterval(v) }
+            if let v = try sessions.integer("absolute_timeout_seconds", 60...(3 * 366 * 86_400)) {
+                configuration.sessions.absoluteTimeout = TimeInterval(v)
+            }
+            if configuration.sessions.idleTimeout > configuration.sessions.absoluteTimeout {
+                throw ConfigurationError(key: "sessions.idle_timeout_seconds", problem: "must not exceed sessions.absolute_timeout_seconds")
+            }
         }
+        if let passwords = try section("passwords", known: ["argon2_memory_kib", "argon2_iterations", "minimum_length"]) {
+            let memory = try passwords.integer("argon2_memory_kib", 8_192...(1 << 20)).map { $0 * 1024 } ?? configuration.passwordHashing.memoryBytes
+            let iterations = try passwords.integer("argon2_iterations", 1...10) ?? configuration.passwordHashing.iterations
+            configuration.passwordHashing = Argon2idParameters(memoryBytes: memory, iterations: iterations)
+            if let v = try passwords.integer("minimum_length", 8...64) { configuration.passwordPolicy.minimumLength = v }
+        }
+        if let limits = try section("rate_limits", known: ["enabled"]) {
+            guard let enabled = limits.values["enabled"] as? Bool, CFGetTypeIsBoolean(limits.values["enabled"] as Any) else {
+                throw ConfigurationError(key: "rate_limits.enabled", problem: "must be true or false")
+            }
+            if !enabled { configuration.rateLimits = RateLimitPolicy.disabled }
+        }
+    }
+
+    /// A settings object with its dotted name, for messages that name the exact key.
+    struct Section {
+        let name: String
+        let values: [String: Any]
+
         func integer(_ key: String, _ range: ClosedRange<Int>) throws(ConfigurationError) -> Int? {
-            guard let value = http[key] else { return nil }
+            guard let value = values[key] else { return nil }
             guard let number = value as? NSNumber, !CFGetTypeIsBoolean(value), number.doubleValue == number.doubleValue.rounded(),
                   range.contains(number.intValue) else {
-                throw ConfigurationError(key: "http.\(key)", problem: "must be an integer in \(range.lowerBound)...\(range.upperBound)")
+                throw ConfigurationError(key: "\(name).\(key)", problem: "must be an integer in \(range.lowerBound)...\(range.upperBound)")
             }
             return number.intValue
         }
+    }
+
+    private func section(_ name: String, known: Set<String>) throws(ConfigurationError) -> Section? {
+        guard let value = root[name] else { return nil }
+        guard let object = value as? [String: Any] else { throw ConfigurationError(key: name, problem: "must be an object") }
+        for key in object.keys where !known.contains(key) {
+            throw ConfigurationError(key: "\(name).\(key)", problem: "unknown setting in \(path)")
+        }
+        return Section(name: name, values: object)
+    }
+
+    private func applyHTTP(_ http: Section, to configuration: inout GatehouseConfiguration) throws(ConfigurationError) {
+        func integer(_ key: String, _ range: ClosedRange<Int>) throws(ConfigurationError) -> Int? { try http.integer(key, range) }
         if let v = try integer("max_body_bytes", 1_024...(64 << 20)) { configuration.http.maxBodyBytes = v }
         if let v = try integer("max_header_bytes", 4_096...(1 << 20)) { configuration.http.maxHeaderBytes = v }
         if let v = try integer("connection_timeout_seconds", 1...3_600) { configuration.http.connectionTimeoutSeconds = v }

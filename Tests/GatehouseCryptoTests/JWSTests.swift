@@ -16,6 +16,20 @@ import Testing
         #expect(String(decoding: jws.payload, as: UTF8.self).contains("\"iss\":\"joe\""))
     }
 
+    /// The RFC tokens as JWTs: claims with CR LF whitespace, `exp` edge, a custom boolean claim.
+    @Test func rfc7515TokensAsJWTs() throws {
+        let rules = ClaimRules(issuers: ["joe"], audiences: nil, leeway: 0)
+        let beforeExp = Date(timeIntervalSince1970: RFC7515.exp - 1)
+        let es = try JWTVerifier(allowedAlgorithms: [.es256], rules: rules).verify(RFC7515.es256Token, key: Self.ecKey, now: beforeExp)
+        #expect(try es.claims.boolean("http://example.com/is_root") == true)
+        let rs = try JWTVerifier(allowedAlgorithms: [.rs256], rules: rules).verify(RFC7515.rs256Token, key: Self.rsaKey, now: beforeExp)
+        #expect(rs.claims.expiresAt == Date(timeIntervalSince1970: RFC7515.exp))
+        #expect(throws: JOSEError.expired) {
+            try JWTVerifier(allowedAlgorithms: [.es256], rules: rules)
+                .verify(RFC7515.es256Token, key: Self.ecKey, now: Date(timeIntervalSince1970: RFC7515.exp))
+        }
+    }
+
     @Test func rfc7515A2RS256VerifiesAndSignsDeterministically() throws {
         try CompactJWS(RFC7515.rs256Token).verify(with: Self.rsaKey, allowedAlgorithms: [.rs256])
         let members = [RFC7515.rsaN, RFC7515.rsaE, RFC7515.rsaD, RFC7515.rsaP, RFC7515.rsaQ,

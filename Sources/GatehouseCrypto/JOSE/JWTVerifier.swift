@@ -106,6 +106,11 @@ public struct JWTVerifier: Sendable {
 
 /// Creates signed JWTs with one of our keys.
 public enum JWTSigner {
+    /// Signs a claim set given as JSON values (the fast path: no `JSONEncoder`).
+    public static func sign(_ claims: [String: JSONValue], with key: SigningKey, type: String = "JWT") throws(JOSEError) -> String {
+        try CompactJWS.sign(payload: JSONValue.object(claims).jsonBytes, with: key, type: type)
+    }
+
     /// Signs `claims` (any Encodable, e.g. a struct or `[String: JSONValue]`) with `key`.
     /// `type` goes into the `typ` header (RFC 9068 access tokens use "at+jwt").
     public static func sign(_ claims: some Encodable, with key: SigningKey, type: String = "JWT") throws(JOSEError) -> String {

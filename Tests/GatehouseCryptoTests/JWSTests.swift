@@ -12,7 +12,10 @@ import Testing
     @Test func rfc7515A3ES256Verifies() throws {
         let jws = try CompactJWS(RFC7515.es256Token)
         #expect(jws.header.algorithm == "ES256")
-        try jws.verify(with: Self.ecKey, allowedAlgorithms: [.es256])
+        for _ in 0..<3 {   // pooled contexts: fail then succeed again
+            try jws.verify(with: Self.ecKey, allowedAlgorithms: [.es256])
+            #expect(throws: JOSEError.invalidSignature) { try Self.ecKey.verify(signature: jws.signature, for: [1], algorithm: .es256) }
+        }
         #expect(String(decoding: jws.payload, as: UTF8.self).contains("\"iss\":\"joe\""))
     }
 
@@ -54,11 +57,18 @@ import Testing
 
     @Test func rfc8037A4SignsExactlyAndA5Verifies() throws {
         let key = try SigningKey(privateJWK: JWK(keyType: "OKP", curve: "Ed25519", x: RFC8037.x, privateKey: RFC8037.d))
-        let signature = try key.sign(Array("\(RFC8037.header).\(RFC8037.payload)".utf8))
-        #expect(Base64URL.encode(signature) == RFC8037.signature)
-        let jws = try CompactJWS(RFC8037.token)
-        #expect(String(decoding: jws.payload, as: UTF8.self) == "Example of Ed25519 signing")
-        try jws.verify(with: Self.edKey, allowedAlgorithms: [.edDSA])
+        // Several rounds: contexts are pooled and reused, so the answer must not drift, and a
+        // failed verification must not poison the context for the next one.
+        for _ in 0..<3 {
+            let signature = try key.sign(Array("\(RFC8037.header).\(RFC8037.payload)".utf8))
+            #expect(Base64URL.encode(signature) == RFC8037.signature)
+            let jws = try CompactJWS(RFC8037.token)
+            #expect(String(decoding: jws.payload, as: UTF8.self) == "Example of Ed25519 signing")
+            try jws.verify(with: Self.edKey, allowedAlgorithms: [.edDSA])
+            #expect(throws: JOSEError.invalidSignature) {
+                try Self.edKey.verify(signature: jws.signature, for: Array("tampered".utf8), algorithm: .edDSA)
+            }
+        }
     }
 
     @Test func tamperedPayloadIsRejected() throws {

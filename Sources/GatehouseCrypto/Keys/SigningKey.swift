@@ -87,6 +87,14 @@ public struct SigningKey: Sendable {
         [UInt8](privateJWK.jsonData())
     }
 
+    /// Signs `message` (concrete overload: no generic dispatch on the hot path).
+    public func sign(_ message: [UInt8]) throws(JOSEError) -> [UInt8] {
+        let result: Result<[UInt8], CryptoError> = message.withUnsafeBytes { bytes in
+            do throws(CryptoError) { return .success(try evp.sign(bytes, algorithm: algorithm)) } catch { return .failure(error) }
+        }
+        do { return try result.get() } catch { throw .crypto(error) }
+    }
+
     /// Signs `message` and returns the raw JWS signature (ES256: 64-byte `r ‖ s`; EdDSA: 64 bytes).
     public func sign<Message: Collection>(_ message: Message) throws(JOSEError) -> [UInt8] where Message.Element == UInt8 {
         let result: Result<[UInt8], CryptoError> = withBytes(message) { bytes in

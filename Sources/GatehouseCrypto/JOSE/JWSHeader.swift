@@ -114,9 +114,10 @@ public struct CompactJWS: Sendable {
         return algorithm
     }
 
-    /// Produces a compact JWS over `payload` signed with `key` (header `alg`/`kid` from the key).
-    public static func sign(payload: [UInt8], with key: SigningKey, type: String? = "JWT") throws(JOSEError) -> String {
-        let header = JWSHeader(algorithm: key.algorithm, keyID: key.keyID, type: type)
+    /// Produces a compact JWS over `payload` signed with `key`. The header's `alg` comes from the
+    /// key and its `kid` is the key's thumbprint unless `keyID` overrides it (e.g. Apple's key id).
+    public static func sign(payload: [UInt8], with key: SigningKey, keyID: String? = nil, type: String? = "JWT") throws(JOSEError) -> String {
+        let header = JWSHeader(algorithm: key.algorithm, keyID: keyID ?? key.keyID, type: type)
         var input = Base64URL.encode(header.jsonBytes)
         input += "."
         input += Base64URL.encode(payload)

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Builds the crypto benchmark in release mode and runs it pinned to one core.
-# Usage: bench/crypto.sh [seconds-per-measurement]
+# Usage: bench/crypto.sh [seconds-per-measurement] [rounds]   (defaults: 2 s, 3 rounds)
 set -eu
 cd "$(dirname "$0")/.."
 SCRATCH=${SCRATCH:-.build-crypto}

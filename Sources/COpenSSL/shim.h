@@ -10,6 +10,8 @@
 #include <openssl/err.h>
 #include <openssl/crypto.h>
 #include <openssl/rand.h>
+#include <openssl/pem.h>
+#include <openssl/bio.h>
 
 /* Macros that Swift cannot import, wrapped as static inline functions. */
 

@@ -12,8 +12,25 @@ import Testing
     @Test func rfc7515A3ES256Verifies() throws {
         let jws = try CompactJWS(RFC7515.es256Token)
         #expect(jws.header.algorithm == "ES256")
-        try jws.verify(with: Self.ecKey, allowedAlgorithms: [.es256])
+        for _ in 0..<3 {   // pooled contexts: fail then succeed again
+            try jws.verify(with: Self.ecKey, allowedAlgorithms: [.es256])
+            #expect(throws: JOSEError.invalidSignature) { try Self.ecKey.verify(signature: jws.signature, for: [1], algorithm: .es256) }
+        }
         #expect(String(decoding: jws.payload, as: UTF8.self).contains("\"iss\":\"joe\""))
+    }
+
+    /// The RFC tokens as JWTs: claims with CR LF whitespace, `exp` edge, a custom boolean claim.
+    @Test func rfc7515TokensAsJWTs() throws {
+        let rules = ClaimRules(issuers: ["joe"], audiences: nil, leeway: 0)
+        let beforeExp = Date(timeIntervalSince1970: RFC7515.exp - 1)
+        let es = try JWTVerifier(allowedAlgorithms: [.es256], rules: rules).verify(RFC7515.es256Token, key: Self.ecKey, now: beforeExp)
+        #expect(try es.claims.boolean("http://example.com/is_root") == true)
+        let rs = try JWTVerifier(allowedAlgorithms: [.rs256], rules: rules).verify(RFC7515.rs256Token, key: Self.rsaKey, now: beforeExp)
+        #expect(rs.claims.expiresAt == Date(timeIntervalSince1970: RFC7515.exp))
+        #expect(throws: JOSEError.expired) {
+            try JWTVerifier(allowedAlgorithms: [.es256], rules: rules)
+                .verify(RFC7515.es256Token, key: Self.ecKey, now: Date(timeIntervalSince1970: RFC7515.exp))
+        }
     }
 
     @Test func rfc7515A2RS256VerifiesAndSignsDeterministically() throws {
@@ -40,11 +57,18 @@ import Testing
 
     @Test func rfc8037A4SignsExactlyAndA5Verifies() throws {
         let key = try SigningKey(privateJWK: JWK(keyType: "OKP", curve: "Ed25519", x: RFC8037.x, privateKey: RFC8037.d))
-        let signature = try key.sign(Array("\(RFC8037.header).\(RFC8037.payload)".utf8))
-        #expect(Base64URL.encode(signature) == RFC8037.signature)
-        let jws = try CompactJWS(RFC8037.token)
-        #expect(String(decoding: jws.payload, as: UTF8.self) == "Example of Ed25519 signing")
-        try jws.verify(with: Self.edKey, allowedAlgorithms: [.edDSA])
+        // Several rounds: contexts are pooled and reused, so the answer must not drift, and a
+        // failed verification must not poison the context for the next one.
+        for _ in 0..<3 {
+            let signature = try key.sign(Array("\(RFC8037.header).\(RFC8037.payload)".utf8))
+            #expect(Base64URL.encode(signature) == RFC8037.signature)
+            let jws = try CompactJWS(RFC8037.token)
+            #expect(String(decoding: jws.payload, as: UTF8.self) == "Example of Ed25519 signing")
+            try jws.verify(with: Self.edKey, allowedAlgorithms: [.edDSA])
+            #expect(throws: JOSEError.invalidSignature) {
+                try Self.edKey.verify(signature: jws.signature, for: Array("tampered".utf8), algorithm: .edDSA)
+            }
+        }
     }
 
     @Test func tamperedPayloadIsRejected() throws {

@@ -49,13 +49,13 @@ import Testing
         await hasher.prepareDummyHash()
         let clock = ContinuousClock()
         let known = try await hasher.hash("pw")
-        let knownTime = await clock.measure { _ = await hasher.verify("pw", againstOptional: known) }
+        let knownTime = await clock.measure { _ = await hasher.verify("pw", against: known) }
         var unknownResult = true
-        let unknownTime = await clock.measure { unknownResult = await hasher.verify("pw", againstOptional: nil) }
+        let unknownTime = await clock.measure { unknownResult = await hasher.verify("pw", against: nil) }
         #expect(unknownResult == false)
         // Same parameters, so the same order of cost (generous bounds: shared 2-core machine).
         #expect(unknownTime > knownTime / 4)
-        #expect(await hasher.verify("pw", againstOptional: known))
+        #expect(await hasher.verify("pw", against: known))
     }
 
     @Test func tooLongPasswordIsRefused() async {

@@ -30,6 +30,27 @@ import Testing
         #expect(throws: JOSEError.invalidKey("Ed25519 x does not match d")) { try SigningKey(privateJWK: wrongX) }
     }
 
+    @Test(arguments: [JWSAlgorithm.es256, .edDSA])
+    func pemImport(algorithm: JWSAlgorithm) throws {
+        let key = try SigningKey.generate(algorithm)
+        let pem = try key.evp.privateKeyPEM()
+        #expect(pem.hasPrefix("-----BEGIN PRIVATE KEY-----"))
+        let imported = try SigningKey(pem: pem)
+        #expect(imported.keyID == key.keyID && imported.algorithm == algorithm)
+        #expect(throws: JOSEError.invalidKey("unreadable PEM private key")) { try SigningKey(pem: "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n") }
+    }
+
+    /// Sign in with Apple client secret: ES256 with the .p8 key and Apple's key id in `kid`.
+    @Test func clientSecretWithProviderKeyID() throws {
+        let p8 = try SigningKey(pem: try SigningKey.generate(.es256).evp.privateKeyPEM())
+        let token = try JWTSigner.sign(["iss": .string("TEAMID1234"), "sub": .string("com.example.web"),
+                                        "aud": .string("https://appleid.apple.com"), "iat": .integer(1_700_000_000),
+                                        "exp": .integer(1_700_003_600)], with: p8, keyID: "ABC123DEFG")
+        let jws = try CompactJWS(token)
+        #expect(jws.header.keyID == "ABC123DEFG" && jws.header.algorithm == "ES256")
+        try jws.verify(with: p8.verificationKey, allowedAlgorithms: [.es256])
+    }
+
     @Test func rfc7515A3PrivateKeyImportsWithMatchingPublicKey() throws {
         let key = try SigningKey(privateJWK: JWK(keyType: "EC", curve: "P-256", x: RFC7515.ecX, y: RFC7515.ecY, privateKey: RFC7515.ecD))
         let message = Array("\(RFC7515.es256Header).\(RFC7515.payload)".utf8)

@@ -1,23 +1,32 @@
 // Crypto benchmark: GatehouseCrypto's public API vs `openssl speed`, in the same run, one core.
-// Usage: GatehouseCryptoBench [seconds-per-measurement]   (bench/crypto.sh pins it with taskset)
+// Usage: GatehouseCryptoBench [seconds-per-measurement] [rounds]   (bench/crypto.sh pins it with taskset)
 import Foundation
 import GatehouseCrypto
 
 let seconds = Double(CommandLine.arguments.dropFirst().first ?? "2") ?? 2
 
-/// Runs `body` repeatedly for `seconds` and returns operations per second.
+/// User CPU seconds consumed by the calling thread.
+func threadUserSeconds() -> Double {
+    var usage = rusage()
+    getrusage(1, &usage)   // 1 = RUSAGE_THREAD (Linux); the constant needs _GNU_SOURCE to import
+    return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
+}
+
+/// Runs `body` for `seconds` of this thread's *user CPU time* and returns operations per CPU
+/// second — the same divisor `openssl speed` uses by default (it reports per user-CPU second
+/// unless given `-elapsed`), so time lost to other processes on a shared machine counts on
+/// neither side.
 func measure(_ body: () throws -> Void) rethrows -> Double {
     for _ in 0..<20 { try body() }   // warm-up
-    let clock = ContinuousClock()
-    let start = clock.now
+    let start = threadUserSeconds()
     var count = 0
-    var elapsed = Duration.zero
-    while elapsed < .milliseconds(Int(seconds * 1000)) {
+    var elapsed = 0.0
+    while elapsed < seconds {
         for _ in 0..<20 { try body() }
         count += 20
-        elapsed = clock.now - start
+        elapsed = threadUserSeconds() - start
     }
-    return Double(count) / (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+    return Double(count) / elapsed
 }
 
 /// Runs `openssl speed` with `arguments` and returns its standard output.
@@ -93,46 +102,59 @@ let rsaNow = Date(timeIntervalSince1970: 1_300_819_000)
 
 print("GatehouseCrypto bench: \(signingInput.count)-byte signing input, \(seconds) s per measurement, \(ProcessInfo.processInfo.activeProcessorCount) visible core(s)")
 
-// MARK: Ours
+// MARK: Rounds: each operation of ours next to the matching `openssl speed`; best round per side
+//
+// The machine is shared, so a single window is easily disturbed. Interleaving the two sides and
+// keeping each side's best round compares them under the same (least) interference.
 
+let rounds = Int(CommandLine.arguments.dropFirst(2).first ?? "3") ?? 3
+let opensslSeconds = String(max(1, Int(seconds.rounded(.up))))
 var ours: [String: Double] = [:]
-ours["ES256 sign"] = try measure { _ = try es256.sign(signingInput) }
-ours["ES256 verify"] = try measure { try es256.verificationKey.verify(signature: esSignature, for: signingInput, algorithm: .es256) }
-ours["RS256 verify"] = try measure { try rsaKey.verify(signature: rsaSignature, for: rsaInput, algorithm: .rs256) }
-ours["EdDSA sign"] = try measure { _ = try ed25519.sign(signingInput) }
-ours["EdDSA verify"] = try measure { try ed25519.verificationKey.verify(signature: edSignature, for: signingInput, algorithm: .edDSA) }
-ours["HMAC-SHA256 (256 B)"] = measure { _ = hmac.authenticationCode(for: hmacMessage) }
-ours["SHA-256 (256 B)"] = measure { _ = SHA256.hash(hmacMessage) }
-ours["JWT verify ES256 (parse+verify+claims)"] = try measure { _ = try jwtVerifier.verify(jwt, key: es256.verificationKey, now: now) }
-ours["JWT verify RS256 (parse+verify+claims)"] = try measure { _ = try rsaJWTVerifier.verify(rsaToken, key: rsaKey, now: rsaNow) }
-ours["JWT sign ES256 (encode+sign)"] = try measure { _ = try JWTSigner.sign(["sub": JSONValue.string("u"), "exp": .integer(1)], with: es256) }
-
+var reference: [String: Double] = [:]
+func keepBest(_ table: inout [String: Double], _ name: String, _ value: Double) {
+    table[name] = max(table[name] ?? 0, value)
+}
 let hasher = PasswordHasher()   // OWASP default: 19 MiB, t=2
 var argonTimes: [Double] = []
-for _ in 0..<10 {
-    let start = ContinuousClock.now
-    _ = try await hasher.hash("correct horse battery staple")
-    let elapsed = ContinuousClock.now - start
-    argonTimes.append(Double(elapsed.components.attoseconds) / 1e18 + Double(elapsed.components.seconds))
+
+for round in 1...rounds {
+    print("round \(round)/\(rounds)")
+    // Each pair runs back to back so both sides see the same background load.
+    keepBest(&ours, "ES256 sign", try measure { _ = try es256.sign(signingInput) })
+    keepBest(&ours, "ES256 verify", try measure { try es256.verificationKey.verify(signature: esSignature, for: signingInput, algorithm: .es256) })
+    if let rates = signVerifyRates(opensslSpeed(["-seconds", opensslSeconds, "ecdsap256"]), marker: "nistp256") {
+        keepBest(&reference, "ES256 sign", rates.sign); keepBest(&reference, "ES256 verify", rates.verify)
+    }
+    keepBest(&ours, "RS256 verify", try measure { try rsaKey.verify(signature: rsaSignature, for: rsaInput, algorithm: .rs256) })
+    if let rates = signVerifyRates(opensslSpeed(["-seconds", opensslSeconds, "rsa2048"]), marker: "rsa 2048") {
+        keepBest(&reference, "RS256 verify", rates.verify)
+    }
+    keepBest(&ours, "EdDSA sign", try measure { _ = try ed25519.sign(signingInput) })
+    keepBest(&ours, "EdDSA verify", try measure { try ed25519.verificationKey.verify(signature: edSignature, for: signingInput, algorithm: .edDSA) })
+    if let rates = signVerifyRates(opensslSpeed(["-seconds", opensslSeconds, "ed25519"]), marker: "Ed25519") {
+        keepBest(&reference, "EdDSA sign", rates.sign); keepBest(&reference, "EdDSA verify", rates.verify)
+    }
+    keepBest(&ours, "HMAC-SHA256 (256 B)", measure { _ = hmac.authenticationCode(for: hmacMessage) })
+    let hmacOutput = opensslSpeed(["-seconds", opensslSeconds, "-bytes", "256", "-hmac", "sha256"])
+    if let line = hmacOutput.split(separator: "\n").first(where: { $0.hasPrefix("hmac(sha256)") }),
+       let kilobytes = line.split(separator: " ").last.flatMap({ Double($0.dropLast()) }) {
+        keepBest(&reference, "HMAC-SHA256 (256 B)", kilobytes * 1000 / 256)
+    }
+
+    keepBest(&ours, "SHA-256 (256 B)", measure { _ = SHA256.hash(hmacMessage) })
+    keepBest(&ours, "JWT verify ES256 (parse+verify+claims)", try measure { _ = try jwtVerifier.verify(jwt, key: es256.verificationKey, now: now) })
+    keepBest(&ours, "JWT verify RS256 (parse+verify+claims)", try measure { _ = try rsaJWTVerifier.verify(rsaToken, key: rsaKey, now: rsaNow) })
+    keepBest(&ours, "JWT sign ES256 (encode+sign)", try measure { _ = try JWTSigner.sign(["sub": JSONValue.string("u"), "exp": .integer(1)], with: es256) })
+    for _ in 0..<4 {
+        let start = ContinuousClock.now
+        _ = try await hasher.hash("correct horse battery staple")
+        let elapsed = ContinuousClock.now - start
+        argonTimes.append(Double(elapsed.components.attoseconds) / 1e18 + Double(elapsed.components.seconds))
+    }
 }
 argonTimes.sort()
 let argonMedian = argonTimes[argonTimes.count / 2]
 ours["Argon2id hash (19 MiB, t=2)"] = 1 / argonMedian
-
-// MARK: openssl speed, same run
-
-let opensslSeconds = String(max(1, Int(seconds.rounded(.up) + 1)))
-print("running: openssl speed -seconds \(opensslSeconds) ecdsap256 rsa2048 ed25519  and  openssl speed -seconds \(opensslSeconds) -bytes 256 -hmac sha256")
-let asymmetric = opensslSpeed(["-seconds", opensslSeconds, "ecdsap256", "rsa2048", "ed25519"])
-let hmacOutput = opensslSpeed(["-seconds", opensslSeconds, "-bytes", "256", "-hmac", "sha256"])
-var reference: [String: Double] = [:]
-if let rates = signVerifyRates(asymmetric, marker: "nistp256") { reference["ES256 sign"] = rates.sign; reference["ES256 verify"] = rates.verify }
-if let rates = signVerifyRates(asymmetric, marker: "rsa 2048") { reference["RS256 verify"] = rates.verify }
-if let rates = signVerifyRates(asymmetric, marker: "Ed25519") { reference["EdDSA sign"] = rates.sign; reference["EdDSA verify"] = rates.verify }
-if let line = hmacOutput.split(separator: "\n").first(where: { $0.hasPrefix("hmac(sha256)") }),
-   let kilobytes = line.split(separator: " ").last.flatMap({ Double($0.dropLast()) }) {
-    reference["HMAC-SHA256 (256 B)"] = kilobytes * 1000 / 256
-}
 
 // MARK: Table
 
@@ -152,5 +174,6 @@ for row in rows {
     print("| \(row) | \(format(mine)) | \(theirs.map(format) ?? "–") | \(ratio) |")
 }
 print("")
+print("best of \(rounds) interleaved rounds per side; Argon2id row = 1 / median hash time")
 print(String(format: "Argon2id default parameters: median %.1f ms per hash (min %.1f, max %.1f, n=%d)",
              argonMedian * 1000, argonTimes.first! * 1000, argonTimes.last! * 1000, argonTimes.count))

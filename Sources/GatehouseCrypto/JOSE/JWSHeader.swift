@@ -22,6 +22,38 @@ public struct JWSHeader: Sendable, Hashable, Codable {
         self.keyID = keyID
         self.type = type
     }
+
+    /// Reads a header from its JSON bytes: an object whose `alg` is a string and whose other
+    /// modelled members, when present, have their registered types.
+    init(json: [UInt8]) throws(JOSEError) {
+        guard case .object(let members)? = JSONParser.parse(json), case .string(let alg)? = members["alg"] else {
+            throw .malformedJSON
+        }
+        func optionalString(_ name: String) throws(JOSEError) -> String? {
+            guard let value = members[name] else { return nil }
+            guard case .string(let string) = value else { throw .malformedJSON }
+            return string
+        }
+        algorithm = alg
+        keyID = try optionalString("kid")
+        type = try optionalString("typ")
+        contentType = try optionalString("cty")
+        if let crit = members["crit"] {
+            guard case .array(let names) = crit else { throw .malformedJSON }
+            critical = names.compactMap(\.stringValue)
+            guard critical?.count == names.count else { throw .malformedJSON }
+        }
+    }
+
+    /// Compact JSON for the protected header.
+    var jsonBytes: [UInt8] {
+        var members: [String: JSONValue] = ["alg": .string(algorithm)]
+        if let keyID { members["kid"] = .string(keyID) }
+        if let type { members["typ"] = .string(type) }
+        if let contentType { members["cty"] = .string(contentType) }
+        if let critical { members["crit"] = .array(critical.map(JSONValue.string)) }
+        return JSONValue.object(members).jsonBytes
+    }
 }
 
 /// A JWS in compact serialisation (RFC 7515 §7.1), split and decoded but not yet verified.
@@ -55,7 +87,7 @@ public struct CompactJWS: Sendable {
         payload = try decode((firstDot + 1)..<secondDot)
         signature = try decode((secondDot + 1)..<bytes.count)
         guard !headerBytes.isEmpty, !signature.isEmpty else { throw .malformedToken }
-        header = try JSONCoding.decode(JWSHeader.self, from: Data(headerBytes))
+        header = try JWSHeader(json: headerBytes)
         signingInput = Array(bytes[0..<secondDot])
     }
 
@@ -82,10 +114,11 @@ public struct CompactJWS: Sendable {
         return algorithm
     }
 
-    /// Produces a compact JWS over `payload` signed with `key` (header `alg`/`kid` from the key).
-    public static func sign(payload: [UInt8], with key: SigningKey, type: String? = "JWT") throws(JOSEError) -> String {
-        let header = JWSHeader(algorithm: key.algorithm, keyID: key.keyID, type: type)
-        var input = Base64URL.encode(JSONCoding.encode(header))
+    /// Produces a compact JWS over `payload` signed with `key`. The header's `alg` comes from the
+    /// key and its `kid` is the key's thumbprint unless `keyID` overrides it (e.g. Apple's key id).
+    public static func sign(payload: [UInt8], with key: SigningKey, keyID: String? = nil, type: String? = "JWT") throws(JOSEError) -> String {
+        let header = JWSHeader(algorithm: key.algorithm, keyID: keyID ?? key.keyID, type: type)
+        var input = Base64URL.encode(header.jsonBytes)
         input += "."
         input += Base64URL.encode(payload)
         let signature = try key.sign(input.utf8)

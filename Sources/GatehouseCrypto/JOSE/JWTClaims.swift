@@ -7,7 +7,8 @@ public struct JWTClaims: Sendable, Hashable {
 
     /// Parses a JWT payload; it must be a JSON object whose registered claims have the right types.
     public init(json: some DataProtocol) throws(JOSEError) {
-        try self.init(all: JSONCoding.decode([String: JSONValue].self, from: Data(json)))
+        guard case .object(let all)? = JSONParser.parse([UInt8](json)) else { throw .malformedJSON }
+        try self.init(all: all)
     }
 
     /// Wraps already-parsed claims after checking the registered claims' types.

@@ -106,13 +106,19 @@ public struct JWTVerifier: Sendable {
 
 /// Creates signed JWTs with one of our keys.
 public enum JWTSigner {
+    /// Signs a claim set given as JSON values (the fast path: no `JSONEncoder`). `keyID`
+    /// overrides the header `kid` (default: the key's thumbprint).
+    public static func sign(_ claims: [String: JSONValue], with key: SigningKey, keyID: String? = nil, type: String = "JWT") throws(JOSEError) -> String {
+        try CompactJWS.sign(payload: JSONValue.object(claims).jsonBytes, with: key, keyID: keyID, type: type)
+    }
+
     /// Signs `claims` (any Encodable, e.g. a struct or `[String: JSONValue]`) with `key`.
     /// `type` goes into the `typ` header (RFC 9068 access tokens use "at+jwt").
-    public static func sign(_ claims: some Encodable, with key: SigningKey, type: String = "JWT") throws(JOSEError) -> String {
+    public static func sign(_ claims: some Encodable, with key: SigningKey, keyID: String? = nil, type: String = "JWT") throws(JOSEError) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.withoutEscapingSlashes]
         let payload: Data
         do { payload = try encoder.encode(claims) } catch { throw .invalidClaim("claims are not encodable") }
-        return try CompactJWS.sign(payload: [UInt8](payload), with: key, type: type)
+        return try CompactJWS.sign(payload: [UInt8](payload), with: key, keyID: keyID, type: type)
     }
 }

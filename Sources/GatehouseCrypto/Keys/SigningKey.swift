@@ -47,6 +47,23 @@ public struct SigningKey: Sendable {
         }
     }
 
+    /// Imports a PEM private key: PKCS#8 (`BEGIN PRIVATE KEY`, e.g. Apple's `.p8` for the Sign in
+    /// with Apple client secret) or SEC 1 (`BEGIN EC PRIVATE KEY`). P-256 and Ed25519 only.
+    ///
+    /// The `keyID` is still our thumbprint; a provider's own key id (Apple's) goes into the JWT
+    /// header through `JWTSigner.sign(_:with:keyID:type:)`.
+    public init(pem: String) throws(JOSEError) {
+        let evp: EVPKey
+        do { evp = try EVPKey.privateKey(pem: pem) } catch { throw .invalidKey("unreadable PEM private key") }
+        if evp.isP256 {
+            try self.init(evp: evp, algorithm: .es256)
+        } else if evp.isEd25519 {
+            try self.init(evp: evp, algorithm: .edDSA)
+        } else {
+            throw .unsupportedKeyType("PEM key is neither P-256 nor Ed25519")
+        }
+    }
+
     /// Imports the bytes produced by ``privateJWKData()``.
     public init(privateJWKData data: some DataProtocol) throws(JOSEError) {
         try self.init(privateJWK: JWK(json: data))
@@ -85,6 +102,14 @@ public struct SigningKey: Sendable {
     /// The private JWK as compact JSON bytes, for encrypted storage by another layer.
     public func privateJWKData() -> [UInt8] {
         [UInt8](privateJWK.jsonData())
+    }
+
+    /// Signs `message` (concrete overload: no generic dispatch on the hot path).
+    public func sign(_ message: [UInt8]) throws(JOSEError) -> [UInt8] {
+        let result: Result<[UInt8], CryptoError> = message.withUnsafeBytes { bytes in
+            do throws(CryptoError) { return .success(try evp.sign(bytes, algorithm: algorithm)) } catch { return .failure(error) }
+        }
+        do { return try result.get() } catch { throw .crypto(error) }
     }
 
     /// Signs `message` and returns the raw JWS signature (ES256: 64-byte `r ‖ s`; EdDSA: 64 bytes).

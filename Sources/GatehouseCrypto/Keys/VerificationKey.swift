@@ -75,6 +75,13 @@ public struct VerificationKey: Sendable {
         if let pinnedAlgorithm, pinnedAlgorithm != algorithm { throw .keyTypeMismatch }
     }
 
+    /// Verifies a raw JWS signature over `message` (concrete overload: no generic dispatch).
+    public func verify(signature: [UInt8], for message: [UInt8], algorithm: JWSAlgorithm) throws(JOSEError) {
+        try checkCompatible(with: algorithm)
+        let ok = signature.withUnsafeBytes { sig in message.withUnsafeBytes { evp.verify(sig, of: $0, algorithm: algorithm) } }
+        guard ok else { throw .invalidSignature }
+    }
+
     /// Verifies a raw JWS signature over `message` (the ASCII signing input).
     ///
     /// Throws ``JOSEError/keyTypeMismatch`` if the key cannot do `algorithm`, and

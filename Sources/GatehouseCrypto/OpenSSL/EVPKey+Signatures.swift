@@ -4,7 +4,7 @@ import COpenSSL
 ///
 /// ES256/RS256/PS256 hash with the prefetched SHA-256 into a stack buffer and sign or verify the
 /// digest with a pooled context (see ``PKeyContextPool``); Ed25519 has no pre-hash form, so it
-/// uses one-shot `EVP_DigestSign`/`EVP_DigestVerify`.
+/// uses one-shot `EVP_DigestSign`/`EVP_DigestVerify` on a pooled `EVP_MD_CTX`.
 extension EVPKey {
     /// Signs `message`; ES256 signatures come back as raw `r ‖ s`, as JWS requires.
     func sign(_ message: UnsafeRawBufferPointer, algorithm: JWSAlgorithm) throws(CryptoError) -> [UInt8] {
@@ -49,23 +49,23 @@ extension EVPKey {
         return ok
     }
 
+    // Ed25519 contexts are reused across calls: OpenSSL 3.0's one-shot EVP_DigestSign/Verify for
+    // EdDSA leave the context initialised (RFC 8037 A.4 is re-checked on a reused context in tests).
     private func signEd25519(_ message: UnsafeRawBufferPointer) throws(CryptoError) -> [UInt8] {
-        guard let ctx = EVP_MD_CTX_new() else { throw openSSLFailure("EVP_MD_CTX_new") }
-        defer { EVP_MD_CTX_free(ctx) }
-        var length = 64
-        var signature = [UInt8](repeating: 0, count: length)
-        guard EVP_DigestSignInit(ctx, nil, nil, nil, raw) == 1,
-              EVP_DigestSign(ctx, &signature, &length, message.baseAddress, message.count) == 1 else {
-            throw openSSLFailure("EVP_DigestSign(Ed25519)")
-        }
+        let signature: [UInt8]? = pool(for: .edDSA, signing: true).withContext { ctx -> [UInt8]? in
+            var length = 64
+            var out = [UInt8](repeating: 0, count: length)
+            guard EVP_DigestSign(ctx, &out, &length, message.baseAddress, message.count) == 1, length == 64 else { return nil }
+            return out
+        } ?? nil
+        guard let signature else { throw openSSLFailure("EVP_DigestSign(Ed25519)") }
         return signature
     }
 
     private func verifyEd25519(_ signature: UnsafeRawBufferPointer, of message: UnsafeRawBufferPointer) -> Bool {
-        guard let ctx = EVP_MD_CTX_new() else { return false }
-        defer { EVP_MD_CTX_free(ctx) }
-        let ok = EVP_DigestVerifyInit(ctx, nil, nil, nil, raw) == 1
-            && EVP_DigestVerify(ctx, signature.baseAddress, signature.count, message.baseAddress, message.count) == 1
+        let ok = pool(for: .edDSA, signing: false).withContext { ctx in
+            EVP_DigestVerify(ctx, signature.baseAddress, signature.count, message.baseAddress, message.count) == 1
+        } ?? false
         if !ok { ERR_clear_error() }
         return ok
     }

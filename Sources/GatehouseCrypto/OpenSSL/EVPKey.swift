@@ -99,6 +99,42 @@ final class EVPKey: @unchecked Sendable {
         return EVPKey(key)
     }
 
+    /// A private key from PEM (PKCS#8 `BEGIN PRIVATE KEY`, or `BEGIN EC PRIVATE KEY`), such as
+    /// the `.p8` file Apple issues for Sign in with Apple client secrets.
+    static func privateKey(pem: String) throws(CryptoError) -> EVPKey {
+        let bytes = Array(pem.utf8)
+        let key: OpaquePointer? = bytes.withUnsafeBytes { buffer in
+            guard let bio = BIO_new_mem_buf(buffer.baseAddress, Int32(buffer.count)) else { return nil }
+            defer { BIO_free(bio) }
+            return PEM_read_bio_PrivateKey(bio, nil, nil, nil)
+        }
+        guard let key else { throw openSSLFailure("PEM_read_bio_PrivateKey") }
+        return EVPKey(key)
+    }
+
+    /// The private key as PKCS#8 PEM.
+    func privateKeyPEM() throws(CryptoError) -> String {
+        guard let bio = BIO_new(BIO_s_mem()) else { throw openSSLFailure("BIO_new") }
+        defer { BIO_free(bio) }
+        guard PEM_write_bio_PrivateKey(bio, raw, nil, nil, 0, nil, nil) == 1 else { throw openSSLFailure("PEM_write_bio_PrivateKey") }
+        var pointer: UnsafeMutablePointer<CChar>?
+        let length = BIO_ctrl(bio, BIO_CTRL_INFO, 0, &pointer)   // BIO_get_mem_data is a macro over BIO_ctrl
+        guard length > 0, let pointer else { throw .openSSL("BIO_get_mem_data") }
+        return pointer.withMemoryRebound(to: UInt8.self, capacity: length) { String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self) }
+    }
+
+    /// `true` for an EC key on P-256.
+    var isP256: Bool {
+        var name = [CChar](repeating: 0, count: 32)
+        var length = 0
+        guard EVP_PKEY_get_utf8_string_param(raw, OSSL_PKEY_PARAM_GROUP_NAME, &name, name.count, &length) == 1 else { return false }
+        let group = String(decoding: name.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return group == "prime256v1" || group == "P-256"
+    }
+
+    /// `true` for an Ed25519 key.
+    var isEd25519: Bool { EVP_PKEY_get_base_id(raw) == EVP_PKEY_ED25519 }
+
     private func check(privateToo: Bool) throws(CryptoError) {
         guard let ctx = EVP_PKEY_CTX_new_from_pkey(nil, raw, nil) else { throw openSSLFailure("EVP_PKEY_CTX_new_from_pkey") }
         defer { EVP_PKEY_CTX_free(ctx) }

@@ -1,7 +1,9 @@
 import COpenSSL
 import Synchronization
 
-/// Reusable, already-initialised `EVP_PKEY_CTX`s for one key and one operation.
+/// Reusable, already-initialised contexts for one key and one operation: `EVP_PKEY_CTX`s for
+/// ES256/RS256/PS256 (which sign a digest we compute), `EVP_MD_CTX`s for Ed25519 (which has no
+/// pre-hash form and signs the whole message with one-shot `EVP_DigestSign`/`EVP_DigestVerify`).
 ///
 /// `EVP_PKEY_sign_init`/`verify_init` resolve the signature implementation through the provider
 /// and allocate; doing that once per context instead of once per call is what lets us reach
@@ -25,7 +27,7 @@ final class PKeyContextPool: Sendable {
     }
 
     deinit {
-        for bits in idle.withLock({ $0 }) { EVP_PKEY_CTX_free(OpaquePointer(bitPattern: bits)) }
+        for bits in idle.withLock({ $0 }) { free(OpaquePointer(bitPattern: bits)) }
     }
 
     /// Runs `body` with an initialised context; `nil` if OpenSSL could not make one.
@@ -38,11 +40,25 @@ final class PKeyContextPool: Sendable {
             pool.append(UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(ctx))))
             return true
         }
-        if !kept { EVP_PKEY_CTX_free(ctx) }
+        if !kept { free(ctx) }
         return result
     }
 
+    private func free(_ ctx: OpaquePointer?) {
+        if algorithm == .edDSA { EVP_MD_CTX_free(ctx) } else { EVP_PKEY_CTX_free(ctx) }
+    }
+
     private func makeContext() -> OpaquePointer? {
+        if algorithm == .edDSA {
+            guard let ctx = EVP_MD_CTX_new() else { return nil }
+            let ok = signing ? EVP_DigestSignInit(ctx, nil, nil, nil, key.raw) : EVP_DigestVerifyInit(ctx, nil, nil, nil, key.raw)
+            guard ok == 1 else {
+                EVP_MD_CTX_free(ctx)
+                ERR_clear_error()
+                return nil
+            }
+            return ctx
+        }
         guard let ctx = EVP_PKEY_CTX_new_from_pkey(nil, key.raw, nil) else { return nil }
         var ok = (signing ? EVP_PKEY_sign_init(ctx) : EVP_PKEY_verify_init(ctx)) == 1
             && EVP_PKEY_CTX_set_signature_md(ctx, OpenSSLAlgorithms.sha256) == 1

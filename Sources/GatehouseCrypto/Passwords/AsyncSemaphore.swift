@@ -2,7 +2,8 @@ import Synchronization
 
 /// A counting semaphore for async code: at most `limit` holders at once, waiters resumed FIFO.
 ///
-/// Waiting suspends the task (it never blocks a cooperative thread).
+/// Waiting suspends the task (it never blocks a cooperative thread). A waiter is not removed when
+/// its task is cancelled; it still gets its turn (the work it guards is short and bounded).
 public final class AsyncSemaphore: Sendable {
     private struct State {
         var available: Int

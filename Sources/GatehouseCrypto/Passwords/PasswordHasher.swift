@@ -68,8 +68,20 @@ public final class PasswordHasher: Sendable {
         return try result.get()
     }
 
-    /// `true` if `password` matches `storedHash`. A malformed hash simply does not match.
-    public func verify(_ password: String, against storedHash: String) async -> Bool {
+    /// `true` if `password` matches `storedHash`.
+    ///
+    /// Pass `nil` when there is no such user: the password is then checked against a dummy hash
+    /// with the same parameters and the answer is `false`, so the response time does not reveal
+    /// whether the account exists. A malformed hash simply does not match.
+    public func verify(_ password: String, against storedHash: String?) async -> Bool {
+        guard let storedHash else {
+            _ = await verifyHash(password, against: await dummy())
+            return false
+        }
+        return await verifyHash(password, against: storedHash)
+    }
+
+    private func verifyHash(_ password: String, against storedHash: String) async -> Bool {
         let bytes = Array(password.utf8)
         guard bytes.count <= Self.maximumPasswordBytes, storedHash.utf8.count < Int(crypto_pwhash_STRBYTES) else { return false }
         let padded = bytes + [0]
@@ -80,15 +92,6 @@ public final class PasswordHasher: Sendable {
                 }
             }
         }
-    }
-
-    /// Verifies against `storedHash`, or — when there is no such user (`nil`) — against a dummy
-    /// hash with the same parameters and returns `false`, so response time does not reveal
-    /// whether an account exists.
-    public func verify(_ password: String, againstOptional storedHash: String?) async -> Bool {
-        if let storedHash { return await verify(password, against: storedHash) }
-        _ = await verify(password, against: await dummy())
-        return false
     }
 
     /// `true` if `storedHash` was made with other parameters (or another algorithm) than

@@ -45,6 +45,11 @@ public final class HMACSHA256: @unchecked Sendable {
         return Array(message).withUnsafeBytes { authenticationCode(buffer: $0) }
     }
 
+    /// The 32-byte MAC of `message` (concrete overload: no generic dispatch on the hot path).
+    public func authenticationCode(for message: [UInt8]) -> [UInt8] {
+        message.withUnsafeBytes { authenticationCode(buffer: $0) }
+    }
+
     /// The MAC of the UTF-8 bytes of `message`.
     public func authenticationCode(for message: String) -> [UInt8] {
         var message = message

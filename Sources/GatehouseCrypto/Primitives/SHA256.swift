@@ -17,6 +17,11 @@ public enum SHA256 {
         return Array(bytes).withUnsafeBytes { hash(buffer: $0) }
     }
 
+    /// The 32-byte digest of `bytes` (concrete overload: no generic dispatch on the hot path).
+    public static func hash(_ bytes: [UInt8]) -> [UInt8] {
+        bytes.withUnsafeBytes { hash(buffer: $0) }
+    }
+
     /// The digest of the UTF-8 bytes of `text`.
     public static func hash(_ text: String) -> [UInt8] {
         var text = text

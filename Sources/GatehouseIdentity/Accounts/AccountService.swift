@@ -73,7 +73,7 @@ public struct AccountService: Sendable {
             throw AccountError.rateLimited(retryAfter: wait)
         }
         let user = EmailAddress(rawEmail) == nil ? nil : try await database.users.find(email: accountKey)
-        guard await hasher.verify(password, againstOptional: user?.passwordHash), var user else {
+        guard await hasher.verify(password, against: user?.passwordHash), var user else {
             await audit.record(.signInFailed, userId: user?.id, context: context, details: ["email": accountKey])
             throw AccountError.invalidCredentials
         }
@@ -94,7 +94,7 @@ public struct AccountService: Sendable {
     public func changePassword(userId: String, current: String, new: String, keepingSessionToken: String?,
                                context: ClientContext) async throws {
         guard let user = try await database.users.find(id: userId) else { throw AccountError.notFound }
-        guard await hasher.verify(current, againstOptional: user.passwordHash) else { throw AccountError.invalidCredentials }
+        guard await hasher.verify(current, against: user.passwordHash) else { throw AccountError.invalidCredentials }
         try await setPassword(user: user, to: new, keepingSessionToken: keepingSessionToken)
         await audit.record(.passwordChanged, userId: user.id, context: context)
     }

@@ -14,6 +14,7 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
 
         // MARK: HTTP: requests, responses, router, middleware (pure Swift) and the libmicrohttpd bridge
         .target(name: "GatehouseHTTP"),
@@ -25,6 +26,7 @@ let package = Package(
         // MARK: Store: backend-neutral protocols and the SQLite backend
         .target(name: "GatehouseStore"),
         .target(name: "GatehouseSQLite", dependencies: ["GatehouseStore", "CSQLite"]),
+        .target(name: "GatehousePostgres", dependencies: ["GatehouseStore", "CLibPQ"]),
 
         // MARK: Server and CLI
         .target(name: "GatehouseServer", dependencies: [
@@ -42,7 +44,7 @@ let package = Package(
         .testTarget(name: "GatehouseHTTPTests", dependencies: ["GatehouseHTTP", "GatehouseTesting"]),
         .testTarget(name: "GatehouseHTTPServerTests", dependencies: ["GatehouseHTTPServer", "GatehouseHTTP", "GatehouseTesting"]),
         .testTarget(name: "GatehouseCryptoTests", dependencies: ["GatehouseCrypto"]),
-        .testTarget(name: "GatehouseStoreTests", dependencies: ["GatehouseStore", "GatehouseSQLite", "CSQLite"]),
+        .testTarget(name: "GatehouseStoreTests", dependencies: ["GatehouseStore", "GatehouseSQLite", "CSQLite", "GatehousePostgres", "CLibPQ"]),
         .testTarget(name: "GatehouseServerTests", dependencies: ["GatehouseServer", "GatehouseHTTP", "GatehouseTesting", "GatehouseStore", "GatehouseSQLite"]),
     ],
     swiftLanguageModes: [.v6]

@@ -36,6 +36,9 @@ final class PostgresConnection: @unchecked Sendable {  // owns a PGconn*, confin
                                          + " [\(configuration)]")
         }
         handle = connection
+        // libpq prints NOTICEs (e.g. "relation already exists, skipping") to stderr by
+        // default; a library must not write there, and nothing here needs them.
+        PQsetNoticeProcessor(connection, { _, _ in }, nil)
         do {
             // An integer we validated, not user text.
             try execute("SET statement_timeout = \(configuration.statementTimeoutMilliseconds)")

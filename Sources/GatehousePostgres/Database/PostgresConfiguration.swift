@@ -56,12 +56,15 @@ public struct PostgresConfiguration: Sendable, CustomStringConvertible {
     }
 
     /// What is handed to `PQconnectdbParams`: the parameters plus defaults a server wants — a
-    /// bounded connect timeout (libpq waits forever by default), an application name for
-    /// `pg_stat_activity`, and UTF-8, which the stores assume.
+    /// bounded connect timeout (libpq waits forever by default), TCP keepalives that notice a
+    /// vanished server host within about half a minute instead of hours, an application name
+    /// for `pg_stat_activity`, and UTF-8, which the stores assume. Each can be overridden in
+    /// the URL except the encoding.
     var libpqParameters: [(keyword: String, value: String)] {
         var all = parameters
-        if all["connect_timeout"] == nil { all["connect_timeout"] = "5" }
-        if all["application_name"] == nil { all["application_name"] = "gatehouse" }
+        let defaults = ["connect_timeout": "5", "application_name": "gatehouse",
+                        "keepalives_idle": "10", "keepalives_interval": "5", "keepalives_count": "3"]
+        for (keyword, value) in defaults where all[keyword] == nil { all[keyword] = value }
         all["client_encoding"] = "UTF8"
         return all.sorted { $0.key < $1.key }.map { (keyword: $0.key, value: $0.value) }
     }

@@ -11,7 +11,8 @@ struct TestDatabase: Sendable {
 }
 
 /// A way to get a fresh database of one backend. The conformance suite runs once per entry of
-/// `StoreBackends.all`; a PostgreSQL factory is added to that list and must pass the same tests.
+/// `StoreBackends.all`: both SQLite setups and, when configured, PostgreSQL (see
+/// `PostgresTestCluster`).
 struct StoreBackend: Sendable, CustomTestStringConvertible {
     let name: String
     let make: @Sendable () async throws -> TestDatabase

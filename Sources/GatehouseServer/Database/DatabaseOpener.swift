@@ -1,3 +1,4 @@
+import GatehousePostgres
 import GatehouseSQLite
 import GatehouseStore
 
@@ -5,7 +6,7 @@ import GatehouseStore
 public enum DatabaseOpener {
     public static func open(url: String) async throws -> any GatehouseDatabase {
         if url.hasPrefix("sqlite:") { return try await SQLiteDatabase.open(url: url) }
-        throw ConfigurationError(key: "GATEHOUSE_DATABASE_URL",
-                                 problem: "the PostgreSQL backend is not part of this build yet; use sqlite:")
+        if url.hasPrefix("postgres://") || url.hasPrefix("postgresql://") { return try await PostgresDatabase.open(url: url) }
+        throw ConfigurationError(key: "GATEHOUSE_DATABASE_URL", problem: "must start with sqlite: or postgres://")
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import GatehousePostgres
 import GatehouseSQLite
 import GatehouseStore
 import Testing
@@ -10,7 +11,8 @@ struct TestDatabase: Sendable {
 }
 
 /// A way to get a fresh database of one backend. The conformance suite runs once per entry of
-/// `StoreBackends.all`; a PostgreSQL factory is added to that list and must pass the same tests.
+/// `StoreBackends.all`: both SQLite setups and, when configured, PostgreSQL (see
+/// `PostgresTestCluster`).
 struct StoreBackend: Sendable, CustomTestStringConvertible {
     let name: String
     let make: @Sendable () async throws -> TestDatabase
@@ -19,7 +21,37 @@ struct StoreBackend: Sendable, CustomTestStringConvertible {
 }
 
 enum StoreBackends {
-    static let all: [StoreBackend] = [sqliteFile, sqliteMemory]
+    static let all: [StoreBackend] = [sqliteFile, sqliteMemory] + (PostgresTestCluster.isEnabled ? [postgres] : [])
+
+    /// A fresh schema on the cluster named by `GATEHOUSE_TEST_POSTGRES_URL` (see
+    /// `PostgresTestCluster`), opened through `search_path`, migrated, dropped afterwards.
+    static let postgres = StoreBackend(name: "postgres") {
+        _ = try PostgresTestCluster.requireURL()
+        await PostgresTestCluster.gate.enter()
+        do {
+            let schema = try await PostgresTestCluster.makeSchema()
+            do {
+                let database = try await PostgresDatabase.open(url: schema.url())
+                do {
+                    _ = try await database.migrate()
+                } catch {
+                    await database.close()
+                    throw error
+                }
+                return TestDatabase(database: database) {
+                    await database.close()
+                    await schema.drop()
+                    await PostgresTestCluster.gate.leave()
+                }
+            } catch {
+                await schema.drop()
+                throw error
+            }
+        } catch {
+            await PostgresTestCluster.gate.leave()
+            throw error
+        }
+    }
 
     /// A temporary SQLite file with the production configuration (WAL, reader pool).
     static let sqliteFile = StoreBackend(name: "sqlite-file") {

@@ -1,0 +1,97 @@
+/// Every PostgreSQL migration, in order. Append only: a shipped migration is never edited.
+///
+/// The same tables, columns and meaning as `SQLiteMigrations`: times are BIGINT milliseconds
+/// since the epoch; secrets are stored only as BYTEA hashes; ids are TEXT chosen by the caller.
+/// Ids and emails use the "C" collation so uniqueness and ordering compare bytes, as SQLite
+/// does, whatever the database's default collation.
+enum PostgresMigrations {
+    static let all: [PostgresMigration] = [
+        PostgresMigration(version: 1, name: "signing_keys", sql: """
+            CREATE TABLE signing_keys (
+                kid TEXT COLLATE "C" PRIMARY KEY,
+                algorithm TEXT NOT NULL,
+                public_jwk TEXT NOT NULL,
+                encrypted_private_key BYTEA NOT NULL,
+                created_at BIGINT NOT NULL,
+                activates_at BIGINT NOT NULL,
+                retired_at BIGINT,
+                publish_until BIGINT
+            );
+            """),
+        PostgresMigration(version: 2, name: "users", sql: """
+            CREATE TABLE users (
+                id TEXT COLLATE "C" PRIMARY KEY,
+                email TEXT COLLATE "C" NOT NULL UNIQUE,
+                display_name TEXT,
+                password_hash TEXT,
+                email_verified BOOLEAN NOT NULL DEFAULT FALSE,
+                disabled BOOLEAN NOT NULL DEFAULT FALSE,
+                created_at BIGINT NOT NULL,
+                updated_at BIGINT NOT NULL
+            );
+            CREATE INDEX users_by_creation ON users (created_at, id);
+            """),
+        PostgresMigration(version: 3, name: "sessions", sql: """
+            CREATE TABLE sessions (
+                id_hash BYTEA PRIMARY KEY,
+                user_id TEXT COLLATE "C" NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+                created_at BIGINT NOT NULL,
+                last_seen_at BIGINT NOT NULL,
+                idle_expires_at BIGINT NOT NULL,
+                absolute_expires_at BIGINT NOT NULL,
+                ip TEXT,
+                user_agent TEXT,
+                auth_methods TEXT NOT NULL
+            );
+            CREATE INDEX sessions_by_user ON sessions (user_id);
+            CREATE INDEX sessions_by_idle_expiry ON sessions (idle_expires_at);
+            CREATE INDEX sessions_by_absolute_expiry ON sessions (absolute_expires_at);
+            """),
+        PostgresMigration(version: 4, name: "one_time_tokens", sql: """
+            CREATE TABLE one_time_tokens (
+                hash BYTEA PRIMARY KEY,
+                purpose TEXT NOT NULL,
+                user_id TEXT COLLATE "C" NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+                created_at BIGINT NOT NULL,
+                expires_at BIGINT NOT NULL,
+                used_at BIGINT,
+                payload TEXT NOT NULL
+            );
+            CREATE INDEX one_time_tokens_by_user ON one_time_tokens (user_id, purpose);
+            CREATE INDEX one_time_tokens_by_expiry ON one_time_tokens (expires_at);
+            """),
+        PostgresMigration(version: 5, name: "rate_limits", sql: """
+            CREATE TABLE rate_limits (
+                bucket TEXT COLLATE "C" NOT NULL,
+                limit_key TEXT COLLATE "C" NOT NULL,
+                window_start BIGINT NOT NULL,
+                window_end BIGINT NOT NULL,
+                hits BIGINT NOT NULL,
+                PRIMARY KEY (bucket, limit_key)
+            );
+            CREATE INDEX rate_limits_by_window_end ON rate_limits (window_end);
+            """),
+        PostgresMigration(version: 6, name: "audit_log", sql: """
+            CREATE TABLE audit_log (
+                sequence BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                occurred_at BIGINT NOT NULL,
+                user_id TEXT COLLATE "C",
+                event_type TEXT NOT NULL,
+                ip TEXT,
+                user_agent TEXT,
+                details TEXT NOT NULL
+            );
+            CREATE INDEX audit_log_by_user ON audit_log (user_id, occurred_at);
+            CREATE INDEX audit_log_by_time ON audit_log (occurred_at);
+            """),
+        PostgresMigration(version: 7, name: "flow_states", sql: """
+            CREATE TABLE flow_states (
+                state_hash BYTEA PRIMARY KEY,
+                created_at BIGINT NOT NULL,
+                expires_at BIGINT NOT NULL,
+                payload TEXT NOT NULL
+            );
+            CREATE INDEX flow_states_by_expiry ON flow_states (expires_at);
+            """),
+    ]
+}

@@ -1,0 +1,47 @@
+import Foundation
+import GatehouseStore
+
+struct PostgresRateLimitStore: RateLimitStore {
+    let pool: PostgresConnectionPool
+
+    func hit(bucket: String, key: String, window: TimeInterval, limit: Int, now: Date) async throws
+        -> RateLimitDecision {
+        let nowMs = now.millisecondsSinceEpoch
+        let windowMs = max(Int64((window * 1000).rounded()), 1)
+        // One upsert counts the hit and restarts an ended window atomically: concurrent hits on
+        // the same counter serialise on its row, and a first hit racing another first hit
+        // becomes an update rather than a unique violation.
+        let counted = try await pool.withConnection { db in
+            try db.queryOne("""
+                INSERT INTO rate_limits (bucket, limit_key, window_start, window_end, hits) VALUES ($1, $2, $3, $4, 1)
+                ON CONFLICT (bucket, limit_key) DO UPDATE SET
+                    hits = CASE WHEN rate_limits.window_end <= excluded.window_start
+                                THEN 1 ELSE rate_limits.hits + 1 END,
+                    window_start = CASE WHEN rate_limits.window_end <= excluded.window_start
+                                        THEN excluded.window_start ELSE rate_limits.window_start END,
+                    window_end = CASE WHEN rate_limits.window_end <= excluded.window_start
+                                      THEN excluded.window_end ELSE rate_limits.window_end END
+                RETURNING hits, window_end
+                """, [bucket, key, nowMs, nowMs + windowMs]) { row in (hits: row.int(0), windowEnd: row.int64(1)) }
+        }
+        guard let counted else { throw StoreError.failure(detail: "rate limit upsert returned no row") }
+        let allowed = counted.hits <= limit
+        let retryAfter = allowed ? 0 : max(0, Double(counted.windowEnd - nowMs) / 1000)
+        return RateLimitDecision(allowed: allowed, count: counted.hits, retryAfter: retryAfter)
+    }
+
+    func reset(bucket: String, key: String) async throws {
+        _ = try await pool.withConnection { db in
+            try db.run("DELETE FROM rate_limits WHERE bucket = $1 AND limit_key = $2", [bucket, key])
+        }
+    }
+
+    func purgeExpired(now: Date, limit: Int) async throws -> Int {
+        try await pool.withConnection { db in
+            try db.run("""
+                DELETE FROM rate_limits WHERE (bucket, limit_key) IN (
+                    SELECT bucket, limit_key FROM rate_limits WHERE window_end <= $1 LIMIT $2)
+                """, [now, max(limit, 0)])
+        }
+    }
+}

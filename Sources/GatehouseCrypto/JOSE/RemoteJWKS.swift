@@ -33,6 +33,13 @@ public actor RemoteJWKS {
     private var keysFrom: Task<Fetched, any Error>?
     private var lastError: String?
 
+    /// - Parameters:
+    ///   - url: the provider's `jwks_uri`.
+    ///   - fetcher: how to fetch it (tests inject one).
+    ///   - minimumRefetchInterval: no two fetches start closer together than this (seconds).
+    ///   - defaultCacheAge: cache lifetime when the response has no `max-age`.
+    ///   - maximumCacheAge: upper bound on any `max-age`, so a rotated key is picked up eventually.
+    ///   - clock: the current time (tests move it by hand).
     public init(url: URL, fetcher: any JWKSFetcher = URLSessionJWKSFetcher(),
                 minimumRefetchInterval: TimeInterval = 60, defaultCacheAge: TimeInterval = 3600,
                 maximumCacheAge: TimeInterval = 86_400, clock: @escaping @Sendable () -> Date = { Date() }) {

@@ -37,6 +37,14 @@ public final class PasswordHasher: Sendable {
     private let limiter: AsyncSemaphore
     private let queue = DispatchQueue(label: "gatehouse.argon2id", qos: .userInitiated, attributes: .concurrent)
     private let dummyHash = Mutex<String?>(nil)
+    private let verifications = Atomic<Int>(0)
+
+    /// Argon2id verifications run so far, the unknown-user dummy ones included. Lets tests prove that
+    /// every sign-in path pays for one, without timing anything.
+    public var verificationsPerformed: Int { verifications.load(ordering: .relaxed) }
+
+    /// The hash unknown users are checked against (same parameters as new hashes).
+    public func dummyHashForInspection() async -> String { await dummy() }
 
     /// - Parameters:
     ///   - parameters: cost for new hashes (and the threshold for ``needsRehash(_:)``).
@@ -85,6 +93,7 @@ public final class PasswordHasher: Sendable {
         let bytes = Array(password.utf8)
         guard bytes.count <= Self.maximumPasswordBytes, storedHash.utf8.count < Int(crypto_pwhash_STRBYTES) else { return false }
         let padded = bytes + [0]
+        verifications.add(1, ordering: .relaxed)
         return await offload {
             padded.withUnsafeBufferPointer { pw in
                 pw.withMemoryRebound(to: CChar.self) {

@@ -1,0 +1,49 @@
+import Foundation
+
+/// An authorization code, stored by the SHA-256 of its value. Single use, short-lived (≤ 60 s).
+public struct AuthorizationCode: Sendable, Equatable {
+    public var hash: TokenHash
+    public var clientId: String
+    public var userId: String
+    public var redirectURI: String
+    /// Space-separated granted scopes.
+    public var scope: String
+    public var nonce: String?
+    /// The S256 PKCE challenge sent with the authorization request, if any.
+    public var codeChallenge: String?
+    public var authTime: Date
+    /// Authentication methods of the sign-in (`pwd`, `apple`, …) for the ID token's `amr`.
+    public var authMethods: [String]
+    public var createdAt: Date
+    public var expiresAt: Date
+    public var usedAt: Date?
+    /// The refresh-token family (and access tokens) issued from this code, so reuse can revoke them.
+    public var issuedFamilyId: String?
+
+    public init(hash: TokenHash, clientId: String, userId: String, redirectURI: String, scope: String, nonce: String? = nil,
+                codeChallenge: String? = nil, authTime: Date, authMethods: [String], createdAt: Date, expiresAt: Date,
+                usedAt: Date? = nil, issuedFamilyId: String? = nil) {
+        self.hash = hash; self.clientId = clientId; self.userId = userId; self.redirectURI = redirectURI; self.scope = scope
+        self.nonce = nonce; self.codeChallenge = codeChallenge; self.authTime = authTime; self.authMethods = authMethods
+        self.createdAt = createdAt; self.expiresAt = expiresAt; self.usedAt = usedAt; self.issuedFamilyId = issuedFamilyId
+    }
+}
+
+/// What presenting a code found.
+public enum CodeRedemption: Sendable, Equatable {
+    /// First use: the code, now marked used.
+    case redeemed(AuthorizationCode)
+    /// The code was used before: a replay. Whatever it issued must be revoked.
+    case alreadyUsed(AuthorizationCode)
+    /// Unknown or expired.
+    case invalid
+}
+
+public protocol AuthorizationCodeStore: Sendable {
+    func create(_ code: AuthorizationCode) async throws
+    /// Marks the code used atomically (two concurrent redemptions: exactly one `.redeemed`).
+    func redeem(hash: TokenHash, now: Date) async throws -> CodeRedemption
+    /// Records the family issued from a redeemed code.
+    func attachFamily(hash: TokenHash, familyId: String) async throws
+    func purgeExpired(now: Date, limit: Int) async throws -> Int
+}

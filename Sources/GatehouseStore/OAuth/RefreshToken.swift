@@ -1,0 +1,64 @@
+import Foundation
+
+/// A refresh token, stored by the SHA-256 of its value. Every use rotates it: the presented token is
+/// marked rotated and a new one of the same family replaces it.
+public struct RefreshToken: Sendable, Equatable {
+    public var hash: TokenHash
+    /// All tokens descending from one grant share a family; reuse of a rotated token revokes it whole.
+    public var familyId: String
+    public var clientId: String
+    public var userId: String
+    public var scope: String
+    public var authTime: Date
+    public var authMethods: [String]
+    public var createdAt: Date
+    /// The family's absolute end: rotation never extends it.
+    public var expiresAt: Date
+    public var rotatedAt: Date?
+    public var revokedAt: Date?
+
+    public init(hash: TokenHash, familyId: String, clientId: String, userId: String, scope: String, authTime: Date,
+                authMethods: [String], createdAt: Date, expiresAt: Date, rotatedAt: Date? = nil, revokedAt: Date? = nil) {
+        self.hash = hash; self.familyId = familyId; self.clientId = clientId; self.userId = userId; self.scope = scope
+        self.authTime = authTime; self.authMethods = authMethods; self.createdAt = createdAt; self.expiresAt = expiresAt
+        self.rotatedAt = rotatedAt; self.revokedAt = revokedAt
+    }
+}
+
+/// What presenting a refresh token did.
+public enum RefreshRotation: Sendable, Equatable {
+    /// Valid: the presented token (now rotated) and the stored replacement.
+    case rotated(RefreshToken)
+    /// Already rotated beyond the grace window: the whole family has just been revoked.
+    case reused(RefreshToken)
+    /// Unknown, expired or revoked.
+    case invalid
+}
+
+/// A client a user has granted long-lived access to (active refresh tokens), for the account page.
+public struct ActiveGrant: Sendable, Equatable {
+    public var clientId: String
+    public var scope: String
+    public var since: Date
+
+    public init(clientId: String, scope: String, since: Date) { self.clientId = clientId; self.scope = scope; self.since = since }
+}
+
+public protocol RefreshTokenStore: Sendable {
+    func create(_ token: RefreshToken) async throws
+    func find(hash: TokenHash) async throws -> RefreshToken?
+    /// Atomically: if `hash` is valid at `now` (not revoked, not expired, and not rotated — or rotated
+    /// less than `graceWindow` ago), mark it rotated and insert `replacement` (same family) → `.rotated`.
+    /// If it was rotated longer ago, revoke its family → `.reused`. Otherwise `.invalid`.
+    /// Two concurrent rotations of one token: exactly one `.rotated` when `graceWindow` is 0.
+    func rotate(hash: TokenHash, replacement: RefreshToken, now: Date, graceWindow: TimeInterval) async throws -> RefreshRotation
+    /// Revokes every token of a family; returns how many were still live.
+    func revokeFamily(_ familyId: String, now: Date) async throws -> Int
+    /// Revokes every token of a user (optionally only those issued to one client).
+    func revokeAll(userId: String, clientId: String?, now: Date) async throws -> Int
+    /// Whether the family still has a live (unrevoked, unexpired) token.
+    func isFamilyActive(_ familyId: String, now: Date) async throws -> Bool
+    /// Clients with live refresh tokens for a user, one entry per client (oldest grant), ordered by client id.
+    func activeGrants(userId: String, now: Date) async throws -> [ActiveGrant]
+    func purgeExpired(now: Date, limit: Int) async throws -> Int
+}

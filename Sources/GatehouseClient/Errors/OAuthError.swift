@@ -56,23 +56,49 @@ public enum OAuthErrorCode: Equatable, Hashable, Sendable, RawRepresentable {
     case invalidToken
     case other(String)
 
-    private static let known: [(OAuthErrorCode, String)] = [
-        (.invalidRequest, "invalid_request"), (.invalidClient, "invalid_client"),
-        (.invalidGrant, "invalid_grant"), (.unauthorizedClient, "unauthorized_client"),
-        (.unsupportedGrantType, "unsupported_grant_type"), (.invalidScope, "invalid_scope"),
-        (.accessDenied, "access_denied"), (.unsupportedResponseType, "unsupported_response_type"),
-        (.serverError, "server_error"), (.temporarilyUnavailable, "temporarily_unavailable"),
-        (.unsupportedTokenType, "unsupported_token_type"), (.interactionRequired, "interaction_required"),
-        (.loginRequired, "login_required"), (.consentRequired, "consent_required"),
-        (.accountSelectionRequired, "account_selection_required"), (.invalidToken, "invalid_token"),
-    ]
-
     public init(rawValue: String) {
-        self = Self.known.first { $0.1 == rawValue }?.0 ?? .other(rawValue)
+        switch rawValue {
+        case "invalid_request": self = .invalidRequest
+        case "invalid_client": self = .invalidClient
+        case "invalid_grant": self = .invalidGrant
+        case "unauthorized_client": self = .unauthorizedClient
+        case "unsupported_grant_type": self = .unsupportedGrantType
+        case "invalid_scope": self = .invalidScope
+        case "access_denied": self = .accessDenied
+        case "unsupported_response_type": self = .unsupportedResponseType
+        case "server_error": self = .serverError
+        case "temporarily_unavailable": self = .temporarilyUnavailable
+        case "unsupported_token_type": self = .unsupportedTokenType
+        case "interaction_required": self = .interactionRequired
+        case "login_required": self = .loginRequired
+        case "consent_required": self = .consentRequired
+        case "account_selection_required": self = .accountSelectionRequired
+        case "invalid_token": self = .invalidToken
+        default: self = .other(rawValue)
+        }
     }
 
+    // A switch, not a table lookup with `==`: for a RawRepresentable type `==` may resolve to
+    // the standard library's rawValue comparison, which would recurse forever.
     public var rawValue: String {
-        if case .other(let raw) = self { return raw }
-        return Self.known.first { $0.0 == self }!.1
+        switch self {
+        case .invalidRequest: "invalid_request"
+        case .invalidClient: "invalid_client"
+        case .invalidGrant: "invalid_grant"
+        case .unauthorizedClient: "unauthorized_client"
+        case .unsupportedGrantType: "unsupported_grant_type"
+        case .invalidScope: "invalid_scope"
+        case .accessDenied: "access_denied"
+        case .unsupportedResponseType: "unsupported_response_type"
+        case .serverError: "server_error"
+        case .temporarilyUnavailable: "temporarily_unavailable"
+        case .unsupportedTokenType: "unsupported_token_type"
+        case .interactionRequired: "interaction_required"
+        case .loginRequired: "login_required"
+        case .consentRequired: "consent_required"
+        case .accountSelectionRequired: "account_selection_required"
+        case .invalidToken: "invalid_token"
+        case .other(let raw): raw
+        }
     }
 }

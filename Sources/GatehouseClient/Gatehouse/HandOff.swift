@@ -38,7 +38,7 @@ public enum HandOff {
 
     /// `{base}/native/redeem?token=…&verifier=…`, to load in the web view.
     public static func redeemURL(base: URL, token: String, verifier: String) -> URL {
-        URL(string: DiscoveryPath.join(base, "/native/redeem"))!.appendingQuery([("token", token), ("verifier", verifier)])
+        base.appendingAbsolutePath("/native/redeem").appendingQuery([("token", token), ("verifier", verifier)])
     }
 
     /// `redeemPath` (as the web page sent it, possibly carrying its own verifier) resolved
@@ -60,11 +60,4 @@ public enum HandOffError: Error, Equatable, Sendable {
     case parameterRepeated(String)
     /// Gatehouse reported an error (the user cancelled, the provider refused, …).
     case provider(OAuthError)
-}
-
-/// Joins a base URL and an absolute path without doubling or dropping the slash.
-enum DiscoveryPath {
-    static func join(_ base: URL, _ path: String) -> String {
-        ProviderDiscovery.issuerString(base) + path
-    }
 }

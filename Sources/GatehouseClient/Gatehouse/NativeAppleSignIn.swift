@@ -56,7 +56,7 @@ public struct NativeAppleSignInRequest: Sendable, Equatable {
     /// The JSON POST to send (through `URLSessionTransport`, or with `URLSession` directly when
     /// you want the cookie in `HTTPCookieStorage`).
     public func urlRequest(base: URL) throws -> URLRequest {
-        var request = URLRequest(url: URL(string: DiscoveryPath.join(base, "/native/apple"))!)
+        var request = URLRequest(url: base.appendingAbsolutePath("/native/apple"))
         request.httpMethod = "POST"
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         request.setValue("application/json", forHTTPHeaderField: "Accept")

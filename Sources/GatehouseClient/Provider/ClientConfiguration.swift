@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// Who the app is to the provider.
 public struct ClientConfiguration: Sendable, Equatable {
@@ -42,7 +45,3 @@ public enum ClientAuthentication: Sendable, Equatable {
         }
     }
 }
-
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif

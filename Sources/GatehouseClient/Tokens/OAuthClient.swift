@@ -11,6 +11,7 @@ import FoundationNetworking
 public struct OAuthClient: Sendable {
     public let metadata: ProviderMetadata
     public let configuration: ClientConfiguration
+    /// Create one `URLSessionTransport` per app and share it: each owns a `URLSession`.
     public let transport: any HTTPTransport
     /// Verifies ID-token signatures. Defaults to the CryptoKit/Security verifier on Apple
     /// platforms; on Linux there is no default and the caller injects one.
@@ -84,6 +85,10 @@ public struct OAuthClient: Sendable {
         var claims: IDTokenClaims?
         if let idToken = response.idToken {
             claims = try await validateIDToken(idToken, nonce: request.nonce, signatureCheck: signatureCheck)
+        } else if request.scopes.contains("openid") {
+            // OIDC Core §3.1.3.3: an `openid` request must get an ID token; its absence may mean
+            // a downgraded or misrouted response, and the nonce would go unchecked.
+            throw IDTokenError.missingClaim("id_token")
         }
         return SignInResult(tokens: response, idTokenClaims: claims)
     }

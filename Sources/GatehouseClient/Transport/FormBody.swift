@@ -56,3 +56,11 @@ extension URL {
         return components.url ?? self
     }
 }
+
+extension URL {
+    /// `base` + `path` as a string join, so `https://h/app` + `/native/redeem` keeps the `/app`
+    /// prefix and a trailing slash on the base is not doubled.
+    func appendingAbsolutePath(_ path: String) -> URL {
+        URL(string: ProviderDiscovery.issuerString(self) + path)!
+    }
+}

@@ -7,6 +7,8 @@ let package = Package(
     name: "Gatehouse",
     products: [
         .executable(name: "gatehouse", targets: ["GatehouseCLI"]),
+        .library(name: "GatehouseClient", targets: ["GatehouseClient"]),
+        .library(name: "GatehouseClientApple", targets: ["GatehouseClientApple"]),
     ],
     targets: [
         // MARK: C shims (Debian -dev packages through pkg-config)
@@ -38,6 +40,10 @@ let package = Package(
         ]),
         .executableTarget(name: "GatehouseCLI", dependencies: ["GatehouseServer"]),
 
+        // MARK: Client SDK: Foundation only, no server target or C library (an iOS app builds just these)
+        .target(name: "GatehouseClient", exclude: ["README.md"]),
+        .target(name: "GatehouseClientApple", dependencies: ["GatehouseClient"], exclude: ["README.md"]),
+
         // MARK: Test support: one test body over an in-process or a socket client
         .target(name: "GatehouseTesting", dependencies: ["GatehouseHTTP", "GatehouseHTTPServer"]),
 
@@ -50,6 +56,7 @@ let package = Package(
         .testTarget(name: "GatehouseCryptoTests", dependencies: ["GatehouseCrypto"]),
         .testTarget(name: "GatehouseStoreTests", dependencies: ["GatehouseStore", "GatehouseSQLite", "CSQLite", "GatehousePostgres", "CLibPQ"]),
         .testTarget(name: "GatehouseIdentityTests", dependencies: ["GatehouseIdentity", "GatehouseSQLite"]),
+        .testTarget(name: "GatehouseClientTests", dependencies: ["GatehouseClient"]),
         .testTarget(name: "GatehouseServerTests", dependencies: ["GatehouseServer", "GatehouseHTTP", "GatehouseTesting", "GatehouseStore", "GatehouseSQLite"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,148 @@
+import Foundation
+
+/// The signed-in state of one app: current tokens, their expiry, and refresh.
+///
+/// - `withFreshAccessToken` refreshes shortly before expiry, and at most once however many
+///   callers ask at the same time (they all await the same refresh).
+/// - Rotated refresh tokens are stored before anyone gets the new access token, so a crash
+///   cannot lose a rotation (a lost rotation would trip reuse detection and end the session).
+/// - `invalid_grant` on refresh (revoked, expired, or reused refresh token) signs the user out:
+///   storage cleared, `status == .signedOut`, callers get `AuthStateError.sessionEnded`.
+public actor AuthState {
+    /// Whether there are tokens.
+    public enum Status: Sendable, Equatable {
+        case signedOut
+        case signedIn
+    }
+
+    public nonisolated let client: OAuthClient
+    private let store: any TokenStore
+    private let refreshMargin: TimeInterval
+    private var tokens: TokenSet?
+    private var refreshTask: Task<TokenSet, any Error>?
+    /// Bumped by every sign-in and sign-out so a refresh that started before cannot write
+    /// its result over the newer state.
+    private var generation = 0
+
+    /// - Parameters:
+    ///   - refreshMargin: refresh when the access token expires within this many seconds.
+    public init(client: OAuthClient, store: any TokenStore, refreshMargin: TimeInterval = 60) {
+        self.client = client
+        self.store = store
+        self.refreshMargin = refreshMargin
+    }
+
+    /// Loads tokens from the store (call once at launch).
+    @discardableResult
+    public func restore() async throws -> Status {
+        tokens = try await store.load()
+        return status
+    }
+
+    public var status: Status { tokens == nil ? .signedOut : .signedIn }
+
+    /// The current tokens, without refreshing.
+    public var currentTokens: TokenSet? { tokens }
+
+    // MARK: Signing in
+
+    /// Stores the tokens of a completed sign-in (any grant).
+    public func signIn(with response: TokenResponse) async throws {
+        let new = TokenSet(response: response, receivedAt: client.now())
+        try await store.save(new)
+        generation += 1
+        refreshTask = nil
+        tokens = new
+    }
+
+    /// Finishes a browser sign-in (code + PKCE) and stores the tokens.
+    @discardableResult
+    public func signIn(callbackURL: URL, request: AuthorizationRequest, signatureCheck: IDTokenSignatureCheck? = nil) async throws -> SignInResult {
+        let result = try await client.signIn(callbackURL: callbackURL, request: request, signatureCheck: signatureCheck)
+        try await signIn(with: result.tokens)
+        return result
+    }
+
+    /// First-party password sign-in (`grant_type=password`), storing the tokens.
+    public func signIn(username: String, password: String, scopes: [String] = []) async throws {
+        try await signIn(with: client.passwordGrant(username: username, password: password, scopes: scopes))
+    }
+
+    // MARK: Using the access token
+
+    /// Runs `body` with an access token that is not about to expire, refreshing first if needed.
+    public nonisolated func withFreshAccessToken<T: Sendable>(_ body: @Sendable (String) async throws -> T) async throws -> T {
+        try await body(freshAccessToken())
+    }
+
+    /// An access token that is not about to expire.
+    ///
+    /// - Parameter rejected: a token the resource server just refused (401). If it is still
+    ///   the current one, refresh regardless of expiry; if another caller already replaced it,
+    ///   return the replacement without a second refresh.
+    public func freshAccessToken(rejected: String? = nil) async throws -> String {
+        if let refreshTask { return try await refreshTask.value.accessToken }
+        guard let current = tokens else { throw AuthStateError.signedOut }
+        let mustRefresh = rejected.map { $0 == current.accessToken } ?? current.expires(within: refreshMargin, of: client.now())
+        guard mustRefresh else { return current.accessToken }
+
+        guard let refreshToken = current.refreshToken else {
+            // Nothing to refresh with: a token that still has a little life is usable, a dead one ends the session.
+            if rejected == nil, let expiresAt = current.expiresAt, expiresAt > client.now() { return current.accessToken }
+            try await clearSession()
+            throw AuthStateError.signedOut
+        }
+        let started = generation
+        let task = Task { try await self.performRefresh(refreshToken: refreshToken, previous: current, generation: started) }
+        refreshTask = task
+        return try await task.value.accessToken
+    }
+
+    private func performRefresh(refreshToken: String, previous: TokenSet, generation started: Int) async throws -> TokenSet {
+        defer { if generation == started { refreshTask = nil } }
+        let response: TokenResponse
+        do {
+            response = try await client.refresh(refreshToken: refreshToken)
+        } catch let error as OAuthError where error.code == .invalidGrant {
+            if generation == started { try? await clearSession() }
+            throw AuthStateError.sessionEnded(error)
+        }
+        let new = TokenSet(response: response, receivedAt: client.now(), previous: previous)
+        guard generation == started else { throw AuthStateError.signedOut }
+        try await store.save(new)
+        tokens = new
+        return new
+    }
+
+    // MARK: Signing out
+
+    /// Signs out: forgets the tokens locally and in storage and, when `revoke` is true and the
+    /// provider has a revocation endpoint, revokes the refresh token (best effort: a network
+    /// failure must not keep the user signed in).
+    public func signOut(revoke: Bool = true) async throws {
+        let old = tokens
+        try await clearSession()
+        if revoke, client.metadata.revocationEndpoint != nil, let old {
+            if let refreshToken = old.refreshToken {
+                try? await client.revoke(token: refreshToken, hint: .refreshToken)
+            } else {
+                try? await client.revoke(token: old.accessToken, hint: .accessToken)
+            }
+        }
+    }
+
+    private func clearSession() async throws {
+        generation += 1
+        refreshTask = nil
+        tokens = nil
+        try await store.clear()
+    }
+}
+
+/// Why `AuthState` has no access token to give.
+public enum AuthStateError: Error, Equatable, Sendable {
+    /// Nobody is signed in (or the session was ended while this call waited).
+    case signedOut
+    /// The refresh token was refused (`invalid_grant`); the user has been signed out.
+    case sessionEnded(OAuthError)
+}

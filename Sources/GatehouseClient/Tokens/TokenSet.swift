@@ -1,0 +1,40 @@
+import Foundation
+
+/// The tokens an app holds between launches: what `TokenStore`s persist.
+public struct TokenSet: Codable, Equatable, Sendable {
+    public var accessToken: String
+    public var tokenType: String
+    /// When the access token stops working, if known.
+    public var expiresAt: Date?
+    public var refreshToken: String?
+    public var idToken: String?
+    public var scope: String?
+
+    public init(accessToken: String, tokenType: String = "Bearer", expiresAt: Date? = nil, refreshToken: String? = nil, idToken: String? = nil, scope: String? = nil) {
+        self.accessToken = accessToken
+        self.tokenType = tokenType
+        self.expiresAt = expiresAt
+        self.refreshToken = refreshToken
+        self.idToken = idToken
+        self.scope = scope
+    }
+
+    /// The set a fresh `response` produces, keeping `previous`'s refresh token, ID token and
+    /// scope when the response omits them (RFC 6749 §6: a server need not rotate).
+    public init(response: TokenResponse, receivedAt: Date, previous: TokenSet? = nil) {
+        self.init(
+            accessToken: response.accessToken,
+            tokenType: response.tokenType,
+            expiresAt: response.expiresIn.map { receivedAt.addingTimeInterval(TimeInterval($0)) },
+            refreshToken: response.refreshToken ?? previous?.refreshToken,
+            idToken: response.idToken ?? previous?.idToken,
+            scope: response.scope ?? previous?.scope
+        )
+    }
+
+    /// Whether the access token expires within `margin` seconds of `now` (unknown expiry: no).
+    public func expires(within margin: TimeInterval, of now: Date) -> Bool {
+        guard let expiresAt else { return false }
+        return expiresAt.timeIntervalSince(now) <= margin
+    }
+}

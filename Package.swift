@@ -14,6 +14,7 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
 
         // MARK: HTTP: requests, responses, router, middleware (pure Swift) and the libmicrohttpd bridge
         .target(name: "GatehouseHTTP"),
@@ -28,6 +29,9 @@ let package = Package(
 
         // MARK: Identity core: accounts, sessions, policies (no HTTP, no SQL)
         .target(name: "GatehouseIdentity", dependencies: ["GatehouseCrypto", "GatehouseStore"]),
+
+        // MARK: Mail: the SMTP Mailer on libcurl
+        .target(name: "GatehouseMail", dependencies: ["GatehouseIdentity", "CCurl"]),
 
         // MARK: Server and CLI
         .target(name: "GatehouseServer", dependencies: [
@@ -47,6 +51,7 @@ let package = Package(
         .testTarget(name: "GatehouseCryptoTests", dependencies: ["GatehouseCrypto"]),
         .testTarget(name: "GatehouseStoreTests", dependencies: ["GatehouseStore", "GatehouseSQLite", "CSQLite"]),
         .testTarget(name: "GatehouseIdentityTests", dependencies: ["GatehouseIdentity", "GatehouseSQLite"]),
+        .testTarget(name: "GatehouseMailTests", dependencies: ["GatehouseMail", "GatehouseIdentity"], exclude: ["Fixtures"]),
         .testTarget(name: "GatehouseServerTests", dependencies: ["GatehouseServer", "GatehouseHTTP", "GatehouseTesting", "GatehouseStore", "GatehouseSQLite"]),
     ],
     swiftLanguageModes: [.v6]

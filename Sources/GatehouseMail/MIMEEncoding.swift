@@ -3,22 +3,24 @@ import Foundation
 /// The two MIME encodings a plain-text message needs: RFC 2047 encoded-words for headers and
 /// RFC 2045 quoted-printable for the body.
 enum MIMEEncoding {
-    /// The header value unchanged when it is printable ASCII, otherwise `=?UTF-8?B?…?=` words,
-    /// each at most 75 characters (RFC 2047 §2) and cut only between characters, joined by
-    /// folding whitespace (CRLF SP) so each stays on its own line.
-    static func headerText(_ text: String) -> String {
+    /// The header value unchanged when it is printable ASCII, otherwise `=?UTF-8?B?…?=` words cut
+    /// only between characters and joined by folding whitespace (CRLF SP). Each line stays within
+    /// 76 characters (RFC 2047 §2), the first counting the `prefix` ("Subject: ") before it.
+    static func headerText(_ text: String, after prefix: String = "") -> String {
         if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return text }
-        // "=?UTF-8?B?" + "?=" is 12 characters; 63 base64 characters hold at most 45 bytes (a multiple of 3).
-        let maxBytesPerWord = 45
+        // 12 characters of "=?UTF-8?B?" and "?="; every 4 base64 characters carry 3 bytes.
+        func byteLimit(lineStart: Int) -> Int { max(3, (76 - lineStart - 12) / 4 * 3) }
+        var limit = byteLimit(lineStart: prefix.count)
         var words: [String] = []
         var chunk: [UInt8] = []
         for character in text {
             let bytes = Array(String(character).utf8)
-            if !chunk.isEmpty, chunk.count + bytes.count > maxBytesPerWord {
+            if !chunk.isEmpty, chunk.count + bytes.count > limit {
                 words.append(encodedWord(chunk))
                 chunk = []
+                limit = byteLimit(lineStart: 1)  // continuation lines start with one space
             }
-            chunk += bytes  // A single grapheme longer than 45 bytes stays whole: a rare, longer word beats a broken one.
+            chunk += bytes  // A single grapheme longer than the limit stays whole: a long word beats a broken one.
         }
         if !chunk.isEmpty { words.append(encodedWord(chunk)) }
         return words.joined(separator: "\r\n ")

@@ -27,12 +27,12 @@ struct RFC5322Message: Sendable {
         let body = use7bit ? lines.joined(separator: "\r\n") : MIMEEncoding.quotedPrintable(lines: lines)
 
         var from = "<\(configuration.fromAddress)>"
-        if let name = configuration.fromName { from = Self.displayName(name) + " " + from }
+        if let name = configuration.fromName { from = Self.displayName(name, after: "From: ") + " " + from }
         let headers = [
             "Date: \(Self.rfc5322Date(date))",
             "From: \(from)",
             "To: <\(message.to)>",
-            "Subject: \(MIMEEncoding.headerText(message.subject))",
+            "Subject: \(MIMEEncoding.headerText(message.subject, after: "Subject: "))",
             "Message-ID: <\(Self.randomToken())@\(MailAddress.domain(of: configuration.fromAddress))>",
             "MIME-Version: 1.0",
             "Content-Type: text/plain; charset=utf-8",
@@ -61,8 +61,8 @@ struct RFC5322Message: Sendable {
 
     /// A display name as an encoded-word when not ASCII, otherwise a quoted string (so commas,
     /// dots and parentheses in names need no thought).
-    static func displayName(_ name: String) -> String {
-        let encoded = MIMEEncoding.headerText(name)
+    static func displayName(_ name: String, after prefix: String = "") -> String {
+        let encoded = MIMEEncoding.headerText(name, after: prefix)
         if encoded != name { return encoded }
         return "\"" + name.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
     }

@@ -2,14 +2,14 @@
 
 Usage: smtp_sink.py OUTPUT_DIR [--user NAME --password SECRET]
 
-Listens on 127.0.0.1 on a free port and writes the port to OUTPUT_DIR/port once it accepts
+Runs until its standard input closes (or SIGTERM). Listens on 127.0.0.1 on a free port and writes the port to OUTPUT_DIR/port once it accepts
 connections. Each received message becomes OUTPUT_DIR/message-N.json: the envelope, the raw
 bytes (base64) and what Python's own email parser makes of them, so the Swift tests check our
 encoding against an independent decoder. Recipients starting with "reject" get a permanent 550,
 those starting with "tempfail" a transient 451 (each such RCPT is counted in OUTPUT_DIR/rcpt-log).
 With --user/--password, AUTH is required (over plain loopback: auth_require_tls=False).
 """
-import argparse, asyncio, base64, email, email.policy, json, os, signal, warnings
+import argparse, asyncio, base64, email, email.policy, json, os, signal, sys, threading, warnings
 
 # Loopback AUTH without TLS is the point of this sink; the warning would only clutter the log.
 warnings.filterwarnings("ignore", message="Requiring AUTH while not requiring TLS")
@@ -64,7 +64,8 @@ def main():
     if args.user:
         def authenticator(server, session, envelope, mechanism, auth_data):
             ok = auth_data.login == args.user.encode() and auth_data.password == args.password.encode()
-            return AuthResult(success=ok, auth_data=auth_data)
+            # handled=False: let aiosmtpd send the 535 itself (the default, handled=True, sends nothing).
+            return AuthResult(success=ok, handled=False, auth_data=auth_data)
         options = dict(authenticator=authenticator, auth_required=True, auth_require_tls=False)
 
     async def serve():
@@ -76,17 +77,16 @@ def main():
         os.replace(os.path.join(args.directory, "port.tmp"), os.path.join(args.directory, "port"))
         stop = asyncio.Event()
         loop.add_signal_handler(signal.SIGTERM, stop.set)
-        parent = os.getppid()
 
-        async def watchdog():
-            # Never outlive a crashed test run: stop when orphaned, and after a minute in any case.
-            for _ in range(600):
-                if os.getppid() != parent:
-                    break
-                await asyncio.sleep(0.1)
-            stop.set()
+        def until_stdin_closes():
+            sys.stdin.buffer.read()
+            loop.call_soon_threadsafe(stop.set)
 
-        asyncio.create_task(watchdog())
+        # The test holds our stdin open and closes it to stop us; it closes by itself if the test
+        # process dies, so the sink never outlives its test. A daemon thread, so exit never waits
+        # for it; a minute is the upper bound in any case.
+        threading.Thread(target=until_stdin_closes, daemon=True).start()
+        loop.call_later(60, stop.set)
         await stop.wait()
         server.close()
 

@@ -17,6 +17,7 @@ let package = Package(
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
 
         // MARK: HTTP: requests, responses, router, middleware (pure Swift) and the libmicrohttpd bridge
         .target(name: "GatehouseHTTP"),
@@ -33,10 +34,13 @@ let package = Package(
         // MARK: Identity core: accounts, sessions, policies (no HTTP, no SQL)
         .target(name: "GatehouseIdentity", dependencies: ["GatehouseCrypto", "GatehouseStore"]),
 
+        // MARK: Mail: the SMTP Mailer on libcurl
+        .target(name: "GatehouseMail", dependencies: ["GatehouseIdentity", "CCurl"]),
+
         // MARK: Server and CLI
         .target(name: "GatehouseServer", dependencies: [
             "GatehouseHTTP", "GatehouseHTTPServer", "GatehouseCrypto", "GatehouseStore", "GatehouseSQLite", "GatehousePostgres",
-            "GatehouseIdentity",
+            "GatehouseIdentity", "GatehouseMail",
         ]),
         .executableTarget(name: "GatehouseCLI", dependencies: ["GatehouseServer"]),
 
@@ -57,6 +61,7 @@ let package = Package(
         .testTarget(name: "GatehouseStoreTests", dependencies: ["GatehouseStore", "GatehouseSQLite", "CSQLite", "GatehousePostgres", "CLibPQ"]),
         .testTarget(name: "GatehouseIdentityTests", dependencies: ["GatehouseIdentity", "GatehouseSQLite"]),
         .testTarget(name: "GatehouseClientTests", dependencies: ["GatehouseClient"]),
+        .testTarget(name: "GatehouseMailTests", dependencies: ["GatehouseMail", "GatehouseIdentity"], exclude: ["Fixtures"]),
         .testTarget(name: "GatehouseServerTests", dependencies: ["GatehouseServer", "GatehouseHTTP", "GatehouseTesting", "GatehouseStore", "GatehouseSQLite"]),
     ],
     swiftLanguageModes: [.v6]

@@ -74,6 +74,9 @@ import Testing
         #expect(configuration.passwordHashing.memoryBytes == 64 << 20 && configuration.passwordHashing.iterations == 3)
         #expect(configuration.passwordPolicy.minimumLength == 12)
         #expect(configuration.rateLimits.signInPerIP.isEmpty)
+        #expect(configuration.smtp == nil, "no mail section: the log mailer")
+        let mail = try temporaryFile(#"{"mail": {"url": "smtp://127.0.0.1:2525", "from": "id@example.com", "starttls": "off"}}"#)
+        #expect(try GatehouseConfiguration.load(environment: [:], configPath: mail).smtp != nil)
     }
 
     @Test(arguments: [
@@ -82,6 +85,8 @@ import Testing
         (#"{"passwords": {"argon2_memory_kib": 10}}"#, "passwords.argon2_memory_kib"),
         (#"{"rate_limits": {"enabled": "no"}}"#, "rate_limits.enabled"),
         (#"{"rate_limits": []}"#, "rate_limits"),
+        (#"{"mail": {"from": "a@example.com"}}"#, "mail.url"),
+        (#"{"mail": {"url": "smtp://x", "from": "a@example.com", "bogus": 1}}"#, "mail.bogus"),
     ])
     func badSectionsNameTheKey(json: String, key: String) throws {
         let path = try temporaryFile(json)

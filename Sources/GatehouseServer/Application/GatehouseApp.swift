@@ -3,6 +3,7 @@ import GatehouseCrypto
 import GatehouseHTTP
 import GatehouseHTTPServer
 import GatehouseIdentity
+import GatehouseMail
 import GatehouseStore
 
 /// The assembled application: routes, middleware and error pages over a request pipeline. Build it
@@ -29,7 +30,7 @@ public struct GatehouseApp: Sendable {
         self.metrics = metrics
         self.databaseErrors = databaseErrors
         let services = IdentityServices(configuration: configuration, database: database, secrets: secrets,
-                                        mailer: mailer ?? LogMailer(sink: log.sink), clock: clock, log: log,
+                                        mailer: mailer ?? configuration.smtp.map { SMTPMailer(configuration: $0) } ?? LogMailer(sink: log.sink), clock: clock, log: log,
                                         databaseErrors: databaseErrors)
         self.services = services
         let layout = PageLayout(demo: configuration.demo)

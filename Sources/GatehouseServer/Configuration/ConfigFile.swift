@@ -1,6 +1,7 @@
 import Foundation
 import GatehouseCrypto
 import GatehouseIdentity
+import GatehouseMail
 
 /// The optional JSON configuration file: structured settings that do not fit environment variables.
 ///
@@ -8,6 +9,7 @@ import GatehouseIdentity
 /// { "sessions": { "idle_timeout_seconds": 1209600, "absolute_timeout_seconds": 7776000 },
 ///   "passwords": { "argon2_memory_kib": 19456, "argon2_iterations": 2, "minimum_length": 10 },
 ///   "rate_limits": { "enabled": true },
+///   "mail": { "url": "smtp://mail.example.com:587", "from": "id@example.com", "username": "…", "password": "…" },
 ///   "http": { "max_body_bytes": 65536, "max_header_bytes": 32768, "connection_timeout_seconds": 30,
 ///             "max_connections": 4096, "max_connections_per_ip": 256, "io_threads": 2,
 ///             "shutdown_grace_seconds": 10 },
@@ -63,6 +65,12 @@ struct ConfigFile {
             let iterations = try passwords.integer("argon2_iterations", 1...10) ?? configuration.passwordHashing.iterations
             configuration.passwordHashing = Argon2idParameters(memoryBytes: memory, iterations: iterations)
             if let v = try passwords.integer("minimum_length", 8...64) { configuration.passwordPolicy.minimumLength = v }
+        }
+        if let mail = root["mail"] {
+            guard let object = mail as? [String: Any] else { throw ConfigurationError(key: "mail", problem: "must be an object") }
+            do { configuration.smtp = try SMTPConfiguration(json: object) } catch {
+                throw ConfigurationError(key: "mail.\(error.key)", problem: error.problem)
+            }
         }
         if let limits = try section("rate_limits", known: ["enabled"]) {
             guard let enabled = limits.values["enabled"] as? Bool, CFGetTypeIsBoolean(limits.values["enabled"] as Any) else {

@@ -2,6 +2,7 @@ import Foundation
 import GatehouseCrypto
 import GatehouseHTTPServer
 import GatehouseIdentity
+import GatehouseMail
 
 /// Everything Gatehouse needs to start, from the environment and an optional JSON file.
 public struct GatehouseConfiguration: Sendable {
@@ -17,6 +18,8 @@ public struct GatehouseConfiguration: Sendable {
     public var passwordHashing = Argon2idParameters.owasp
     public var passwordPolicy = PasswordPolicy()
     public var rateLimits = RateLimitPolicy()
+    /// SMTP settings from the `mail` section; nil means the log mailer (development).
+    public var smtp: SMTPConfiguration?
 
     public init(publicURL: URL, http: HTTPServerConfiguration, databaseURL: String, accessLog: Bool = true,
                 demo: Bool = false) {

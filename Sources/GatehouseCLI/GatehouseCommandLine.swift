@@ -6,7 +6,8 @@ import Foundation
 /// configuration error, 3 the database schema is newer than this build.
 enum GatehouseCommandLine {
     static let commands: [any CLICommand.Type] = [
-        ServeCommand.self, MigrateCommand.self, UserCommand.self, SessionCommand.self, AuditCommand.self, VersionCommand.self,
+        ServeCommand.self, MigrateCommand.self, UserCommand.self, SessionCommand.self, AuditCommand.self, KeysCommand.self,
+        VersionCommand.self,
     ]
 
     static let usage = """

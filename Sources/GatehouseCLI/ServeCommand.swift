@@ -34,6 +34,7 @@ enum ServeCommand: CLICommand {
         }
         let secrets = try ServerSecrets.load(environment: environment, databaseURL: configuration.databaseURL)
         let app = GatehouseApp(configuration: configuration, database: database, secrets: secrets, log: log)
+        try await app.services.keys.ensureSigningKey()
         let server = app.makeServer()
         let port = try server.start()
         log.info("gatehouse listening", [("listen", "\(configuration.http.listen.host):\(port)"),

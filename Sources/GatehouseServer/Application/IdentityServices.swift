@@ -13,12 +13,15 @@ public struct IdentityServices: Sendable {
     public let accounts: AccountService
     public let links: EmailLinks
     public let clock: IdentityClock
+    public let keys: SigningKeyRing
     let webSessions: WebSessionReader
 
     init(configuration: GatehouseConfiguration, database: any GatehouseDatabase, secrets: ServerSecrets,
          mailer: any Mailer, clock: IdentityClock, log: ServerLog, databaseErrors: Counter) {
         self.database = database
         self.clock = clock
+        // The KEK derives from the master secret with a fixed label, so it cannot fail.
+        keys = SigningKeyRing(store: database.signingKeys, kek: try! secrets.keyEncryptionKey, clock: clock)
         hasher = PasswordHasher(parameters: configuration.passwordHashing)
         audit = AuditTrail(store: database.auditLog, clock: clock, onFailure: { error in
             databaseErrors.increment(["audit"])

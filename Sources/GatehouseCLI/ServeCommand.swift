@@ -35,6 +35,9 @@ enum ServeCommand: CLICommand {
         let secrets = try ServerSecrets.load(environment: environment, databaseURL: configuration.databaseURL)
         let app = GatehouseApp(configuration: configuration, database: database, secrets: secrets, log: log)
         try await app.services.keys.ensureSigningKey()
+        for configured in configuration.clients {
+            try await app.services.tokens.registry.apply(configured.registration, secret: configured.secret)
+        }
         let server = app.makeServer()
         let port = try server.start()
         log.info("gatehouse listening", [("listen", "\(configuration.http.listen.host):\(port)"),

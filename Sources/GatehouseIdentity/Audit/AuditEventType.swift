@@ -13,4 +13,7 @@ public enum AuditEventType: String, Sendable, CaseIterable {
     case emailVerified = "email.verified"
     case accountDisabled = "account.disabled"
     case accountDeleted = "account.deleted"
+    case consentGranted = "consent.granted"
+    case consentDenied = "consent.denied"
+    case appAccessRevoked = "app.revoked"
 }

@@ -15,6 +15,7 @@ struct AccountPages: Sendable {
     let database: any GatehouseDatabase
     let audit: AuditTrail
     let clock: IdentityClock
+    let tokens: TokenService
     /// How recent a sign-in must be to delete the account without re-entering the password.
     let recentSignInWindow: TimeInterval = 5 * 60
 

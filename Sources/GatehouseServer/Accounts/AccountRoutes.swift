@@ -31,6 +31,14 @@ extension AccountPages {
             await accountsAudit(.sessionsRevoked, active.user.id, request)
             return .redirect(to: "/account?notice=others-ended")
         }
+        router.post("/account/apps/{client}/revoke") { request async throws in
+            let (_, active) = try await signedInForm(request)
+            let clientID = request.pathParameters["client"] ?? ""
+            _ = try await database.consents.revoke(userId: active.user.id, clientId: clientID)
+            try await tokens.revocation.revokeClient(userId: active.user.id, clientId: clientID)
+            await audit.record(.appAccessRevoked, userId: active.user.id, context: request.clientContext, details: ["client_id": clientID])
+            return .redirect(to: "/account?notice=app-revoked")
+        }
         router.post("/account/password") { request async throws in
             let (web, active) = try await signedInForm(request)
             let form = try request.form()
@@ -65,6 +73,7 @@ extension AccountPages {
         "session-ended": "The session has ended.", "others-ended": "Every other session has ended.",
         "password-changed": "Your password has changed. Every other session has ended.",
         "email-verified": "Your email address is confirmed.",
+        "app-revoked": "The application no longer has access to your account.",
     ]
 
     func signInRedirect(_ request: Request) -> Response {
@@ -96,10 +105,13 @@ extension AccountPages {
                 """
         }.joined(separator: "\n")
         let methods = user.passwordHash != nil ? "<li>Password</li>" : ""
+        let apps = try await authorizedApps(userId: user.id, csrf: csrf)
         return page("Your account", """
             \(PageLayout.notice(notice, kind: "info"))\(PageLayout.notice(error))
             <p><strong>\(h(user.displayName ?? user.email))</strong><br><span class="muted">\(h(user.email)) · \(user.emailVerified ? "confirmed" : "not confirmed yet")</span></p>
             <h2>Sign-in methods</h2><ul id="methods">\(methods)</ul>
+            <h2>Applications</h2>
+            \(apps)
             <h2>Sessions</h2>
             <table id="sessions">\(rows)</table>
             <form method="post" action="/account/sessions/end-others">\(csrf)<button type="submit" class="secondary">End all other sessions</button></form>
@@ -117,6 +129,26 @@ extension AccountPages {
     }
 
     /// `2026-11-29 20:31 UTC`, through gmtime_r: a DateFormatter costs more than the rest of the page.
+    /// Applications the user consented to or that hold refresh tokens, each with a revoke button.
+    func authorizedApps(userId: String, csrf: String) async throws -> String {
+        let consents = try await database.consents.list(userId: userId)
+        let grants = try await database.refreshTokens.activeGrants(userId: userId, now: clock.now())
+        let clientIDs = Array(Set(consents.map(\.clientId) + grants.map(\.clientId))).sorted()
+        guard !clientIDs.isEmpty else { return #"<p class="muted">No application has access to your account.</p>"# }
+        var rows: [String] = []
+        for clientID in clientIDs {
+            let name = try await database.oauthClients.find(id: clientID)?.name ?? clientID
+            let scope = consents.first { $0.clientId == clientID }?.scopes.joined(separator: " ")
+                ?? grants.first { $0.clientId == clientID }?.scope ?? ""
+            rows.append("""
+                <tr><td>\(h(name))<br><span class="muted">\(h(scope))</span></td>
+                <td><form method="post" action="/account/apps/\(h(PercentDecoding.encode(clientID)))/revoke">\(csrf)
+                <button type="submit" class="secondary">Revoke</button></form></td></tr>
+                """)
+        }
+        return #"<table id="apps">"# + rows.joined() + "</table>"
+    }
+
     static func format(_ date: Date) -> String {
         var seconds = time_t(date.timeIntervalSince1970)
         var parts = tm()

@@ -6,8 +6,11 @@ extension AccountPages {
         router.get("/sign-in") { request async throws in
             let web = try await reader.read(request)
             let returnTo = ReturnPath.validated(request.query["return_to"])
-            if web.user != nil { return .redirect(to: returnTo ?? ReturnPath.fallback) }
-            let notice = request.query["signed_out"] != nil ? "You are signed out." : nil
+            // reauth=1: an application asked for a fresh sign-in (prompt=login, max_age), so show the form.
+            let reauth = request.query["reauth"] == "1"
+            if web.user != nil && !reauth { return .redirect(to: returnTo ?? ReturnPath.fallback) }
+            let notice = request.query["signed_out"] != nil ? "You are signed out."
+                : reauth && web.user != nil ? "Please sign in again to continue." : nil
             return signInPage(web: web, email: request.query["login_hint"] ?? "", returnTo: returnTo, error: nil, info: notice)
         }
         router.post("/sign-in") { request async throws in

@@ -41,7 +41,17 @@ public struct GatehouseApp: Sendable {
         AssetRoutes.register(into: &router)
         AccountPages(accounts: services.accounts, links: services.links, sessions: services.sessions,
                      reader: services.webSessions, layout: layout, database: database, audit: services.audit,
-                     clock: services.clock)
+                     clock: services.clock, tokens: services.tokens)
+            .register(into: &router)
+        let origins = WebOriginCache(store: database.oauthClients)
+        DiscoveryRoutes(settings: configuration.oauth, keys: services.keys, corsOrigins: { await origins.origins() })
+            .register(into: &router)
+        TokenRoutes(tokens: services.tokens, origins: origins, log: log).register(into: &router)
+        AuthorizeRoutes(parser: AuthorizationRequestParser(registry: services.tokens.registry), authorization: services.authorization,
+                        reader: services.webSessions, layout: layout, keys: services.keys, settings: configuration.oauth,
+                        audit: services.audit, clock: services.clock).register(into: &router)
+        LogoutRoutes(registry: services.tokens.registry, sessions: services.sessions, reader: services.webSessions, layout: layout,
+                     keys: services.keys, settings: configuration.oauth, audit: services.audit, clock: services.clock)
             .register(into: &router)
 
         var middleware: [any Middleware] = [MetricsMiddleware(metrics)]

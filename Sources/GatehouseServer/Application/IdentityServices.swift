@@ -14,6 +14,8 @@ public struct IdentityServices: Sendable {
     public let links: EmailLinks
     public let clock: IdentityClock
     public let keys: SigningKeyRing
+    public let tokens: TokenService
+    public let authorization: AuthorizationService
     let webSessions: WebSessionReader
 
     init(configuration: GatehouseConfiguration, database: any GatehouseDatabase, secrets: ServerSecrets,
@@ -34,6 +36,9 @@ public struct IdentityServices: Sendable {
             ? String(configuration.publicURL.absoluteString.dropLast()) : configuration.publicURL.absoluteString
         links = EmailLinks(database: database, mailer: mailer, accounts: accounts, limits: configuration.rateLimits,
                            audit: audit, clock: clock, absoluteURL: { publicURL + $0 })
+        tokens = TokenService(database: database, settings: configuration.oauth, keys: keys, accounts: accounts, audit: audit,
+                              clock: clock)
+        authorization = AuthorizationService(database: database, settings: configuration.oauth, clock: clock)
         webSessions = WebSessionReader(sessions: sessions,
                                        cookies: CookiePolicy(publicURL: configuration.publicURL,
                                                              sessionMaxAge: configuration.sessions.absoluteTimeout),

@@ -20,7 +20,7 @@ struct ConfigFile {
     let root: [String: Any]
     let path: String
 
-    static let knownSections: Set<String> = ["http", "access_log", "providers", "clients", "apps", "sessions",
+    static let knownSections: Set<String> = ["http", "access_log", "providers", "clients", "sessions",
                                              "passwords", "rate_limits", "mail", "oauth", "native"]
 
     static func read(path: String) throws(ConfigurationError) -> ConfigFile {
@@ -40,7 +40,7 @@ struct ConfigFile {
         return ConfigFile(root: root, path: path)
     }
 
-    func apply(to configuration: inout GatehouseConfiguration) throws(ConfigurationError) {
+    func apply(to configuration: inout GatehouseConfiguration, environment: [String: String] = [:]) throws(ConfigurationError) {
         if let value = root["access_log"] {
             guard let flag = value as? Bool, CFGetTypeIsBoolean(value) else {
                 throw ConfigurationError(key: "access_log", problem: "must be true or false")
@@ -70,6 +70,36 @@ struct ConfigFile {
             guard let object = mail as? [String: Any] else { throw ConfigurationError(key: "mail", problem: "must be an object") }
             do { configuration.smtp = try SMTPConfiguration(json: object) } catch {
                 throw ConfigurationError(key: "mail.\(error.key)", problem: error.problem)
+            }
+        }
+        if let clients = root["clients"] {
+            guard let list = clients as? [Any] else { throw ConfigurationError(key: "clients", problem: "must be an array") }
+            configuration.clients = []
+            for (index, value) in list.enumerated() {
+                configuration.clients.append(try ConfiguredClient.parse(value, index: index, environment: environment))
+            }
+            let ids = configuration.clients.compactMap(\.registration.id)
+            if Set(ids).count != ids.count { throw ConfigurationError(key: "clients", problem: "two clients share an id") }
+        }
+        if let oauth = try section("oauth", known: ["access_token_lifetime_seconds", "id_token_lifetime_seconds", "refresh_token_lifetime_seconds",
+                                                    "refresh_grace_seconds", "access_token_audience", "api_scopes"]) {
+            if let v = try oauth.integer("access_token_lifetime_seconds", 60...86_400) { configuration.oauth.accessTokenLifetime = TimeInterval(v) }
+            if let v = try oauth.integer("id_token_lifetime_seconds", 60...86_400) { configuration.oauth.idTokenLifetime = TimeInterval(v) }
+            if let v = try oauth.integer("refresh_token_lifetime_seconds", 3_600...(400 * 86_400)) {
+                configuration.oauth.refreshTokenLifetime = TimeInterval(v)
+            }
+            if let v = try oauth.integer("refresh_grace_seconds", 0...120) { configuration.oauth.refreshGraceWindow = TimeInterval(v) }
+            if let value = oauth.values["access_token_audience"] {
+                guard let audience = value as? String, !audience.isEmpty else {
+                    throw ConfigurationError(key: "oauth.access_token_audience", problem: "must be a non-empty string")
+                }
+                configuration.oauth.accessTokenAudience = audience
+            }
+            if let value = oauth.values["api_scopes"] {
+                guard let scopes = value as? [String], scopes.allSatisfy({ Scope(parsing: $0)?.values == [$0] }) else {
+                    throw ConfigurationError(key: "oauth.api_scopes", problem: "must be an array of scope names")
+                }
+                configuration.oauth.apiScopes = scopes
             }
         }
         if let limits = try section("rate_limits", known: ["enabled"]) {

@@ -20,12 +20,21 @@ public struct GatehouseConfiguration: Sendable {
     public var rateLimits = RateLimitPolicy()
     /// SMTP settings from the `mail` section; nil means the log mailer (development).
     public var smtp: SMTPConfiguration?
+    /// The authorization server's lifetimes and scopes; its issuer is the public URL.
+    public var oauth: OAuthSettings
+    /// Clients declared in the configuration file, registered (or updated) at start-up.
+    public var clients: [ConfiguredClient] = []
 
     public init(publicURL: URL, http: HTTPServerConfiguration, databaseURL: String, accessLog: Bool = true,
                 demo: Bool = false) {
         self.publicURL = publicURL; self.http = http; self.databaseURL = databaseURL
         self.accessLog = accessLog; self.demo = demo
+        let issuer = publicURL.absoluteString.hasSuffix("/") ? String(publicURL.absoluteString.dropLast()) : publicURL.absoluteString
+        oauth = OAuthSettings(issuer: issuer)
     }
+
+    /// Whether the public URL is plain http on loopback (development): cookies cannot be `Secure` there.
+    public var isLoopbackHTTP: Bool { publicURL.scheme == "http" }
 
     /// Whether the public URL is https (HSTS, `Secure` cookies).
     public var isHTTPS: Bool { publicURL.scheme == "https" }
@@ -69,7 +78,7 @@ public struct GatehouseConfiguration: Sendable {
                                                    databaseURL: databaseURL, demo: demo)
         if let path = configPath ?? environment["GATEHOUSE_CONFIG"] {
             let file = try ConfigFile.read(path: path)
-            try file.apply(to: &configuration)
+            try file.apply(to: &configuration, environment: environment)
         }
         return configuration
     }

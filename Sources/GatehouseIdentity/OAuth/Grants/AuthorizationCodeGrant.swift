@@ -1,0 +1,53 @@
+import Foundation
+import GatehouseCrypto
+import GatehouseStore
+
+/// `grant_type=authorization_code` (RFC 6749 §4.1.3, PKCE RFC 7636 §4.6). Codes are single use and
+/// bound to client, redirect URI and PKCE challenge; presenting a used code again revokes what it issued.
+struct AuthorizationCodeGrant: Sendable {
+    let codes: any AuthorizationCodeStore
+    let users: any UserStore
+    let issuer: TokenIssuer
+    let revocation: TokenRevocation
+    let clock: IdentityClock
+
+    func exchange(_ request: TokenRequest) async throws -> TokenResponse {
+        try request.requireGrant("authorization_code")
+        let value = try request.required("code")
+        let redirectURI = try request.required("redirect_uri")
+        let verifier = request.parameters["code_verifier"]
+        let code: AuthorizationCode
+        switch try await codes.redeem(hash: TokenHash(SHA256.hash(value)), now: clock.now()) {
+        case .invalid:
+            throw OAuthError.invalidGrant("The authorization code is invalid or has expired.")
+        case .alreadyUsed(let used):
+            if let family = used.issuedFamilyId { try await revocation.revokeFamily(family) }
+            throw OAuthError.invalidGrant("The authorization code was already used; the tokens issued for it are revoked.")
+        case .redeemed(let redeemed):
+            code = redeemed
+        }
+        guard code.clientId == request.client.id else {
+            throw OAuthError.invalidGrant("The authorization code was issued to another client.")
+        }
+        guard code.redirectURI == redirectURI else {
+            throw OAuthError.invalidGrant("The redirect_uri does not match the authorization request.")
+        }
+        if let challenge = code.codeChallenge {
+            guard let verifier else { throw OAuthError.invalidGrant("The code_verifier is missing (PKCE).") }
+            guard PKCE.isValidVerifier(verifier), PKCE.verify(verifier: verifier, challenge: challenge) else {
+                throw OAuthError.invalidGrant("The code_verifier does not match the code_challenge.")
+            }
+        } else if verifier != nil {
+            throw OAuthError.invalidGrant("A code_verifier was sent but the authorization request had no code_challenge.")
+        }
+        guard let user = try await users.find(id: code.userId), !user.disabled else {
+            throw OAuthError.invalidGrant("The account is not available.")
+        }
+        let scope = Scope(parsing: code.scope) ?? Scope([])
+        let grant = TokenGrant(client: request.client, user: user, scope: scope, authTime: code.authTime,
+                               authMethods: code.authMethods, nonce: code.nonce,
+                               issueRefreshToken: request.client.receivesRefreshToken(for: scope))
+        try await codes.attachFamily(hash: code.hash, familyId: grant.familyId)
+        return try await issuer.issue(grant).response
+    }
+}

@@ -1,0 +1,46 @@
+/// A token-endpoint request after client authentication: the grant's parameters, each present once.
+public struct TokenRequest: Sendable {
+    public let client: GatehouseStore.OAuthClient
+    public let parameters: [String: String]
+    public let context: ClientContext
+
+    public init(client: GatehouseStore.OAuthClient, parameters: [String: String], context: ClientContext) {
+        self.client = client; self.parameters = parameters; self.context = context
+    }
+
+    /// A required parameter, or `invalid_request` naming it.
+    public func required(_ name: String) throws(OAuthError) -> String {
+        guard let value = parameters[name], !value.isEmpty else { throw .invalidRequest("The \(name) parameter is missing.") }
+        return value
+    }
+
+    /// Throws `unauthorized_client` unless the client may use `grant`.
+    func requireGrant(_ grant: String) throws(OAuthError) {
+        guard client.grantTypes.contains(grant) else {
+            throw OAuthError(.unauthorizedClient, "This client is not allowed the \(grant) grant.")
+        }
+    }
+}
+
+import GatehouseStore
+
+extension OAuthClient {
+    /// The scopes this client may be granted: the OpenID ones plus those it was registered with.
+    var allowedScopes: Set<String> { Scope.standard.union(scopes) }
+
+    /// Validates a requested scope; an absent one means the client's defaults (`defaultScope`).
+    func grantable(_ requested: String?, default defaultScope: Scope) throws(OAuthError) -> Scope {
+        guard let scope = Scope(parsing: requested) else { throw OAuthError(.invalidScope, "The scope parameter is malformed.") }
+        if scope.isEmpty { return defaultScope }
+        let unknown = scope.values.filter { !allowedScopes.contains($0) }
+        guard unknown.isEmpty else {
+            throw OAuthError(.invalidScope, "This client may not ask for: \(unknown.joined(separator: " ")).")
+        }
+        return scope
+    }
+
+    /// Whether tokens for this grant include a refresh token.
+    func receivesRefreshToken(for scope: Scope) -> Bool {
+        grantTypes.contains("refresh_token") && (scope.contains(Scope.offlineAccess) || firstParty)
+    }
+}

@@ -1,0 +1,27 @@
+import Foundation
+
+/// Lifetimes and names for the authorization server.
+public struct OAuthSettings: Sendable {
+    /// The `iss` of every token and the discovery document (the public URL, no trailing slash).
+    public var issuer: String
+    public var accessTokenLifetime: TimeInterval
+    public var idTokenLifetime: TimeInterval
+    public var codeLifetime: TimeInterval
+    /// A refresh-token family's absolute lifetime; rotation never extends it.
+    public var refreshTokenLifetime: TimeInterval
+    /// How long a just-rotated refresh token may still be presented (0: never; any reuse revokes the family).
+    public var refreshGraceWindow: TimeInterval
+    /// The `aud` of access tokens (the APIs that accept them).
+    public var accessTokenAudience: String
+    /// API scopes clients may be allowed beyond the OpenID ones.
+    public var apiScopes: [String]
+
+    public init(issuer: String, accessTokenLifetime: TimeInterval = 600, idTokenLifetime: TimeInterval = 600,
+                codeLifetime: TimeInterval = 60, refreshTokenLifetime: TimeInterval = 30 * 86_400,
+                refreshGraceWindow: TimeInterval = 0, accessTokenAudience: String? = nil, apiScopes: [String] = []) {
+        self.issuer = issuer; self.accessTokenLifetime = accessTokenLifetime; self.idTokenLifetime = idTokenLifetime
+        self.codeLifetime = min(codeLifetime, 60); self.refreshTokenLifetime = refreshTokenLifetime
+        self.refreshGraceWindow = refreshGraceWindow; self.accessTokenAudience = accessTokenAudience ?? issuer
+        self.apiScopes = apiScopes
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+import GatehouseCrypto
+import GatehouseStore
+import Synchronization
+
+/// A valid access token's claims.
+public struct AccessTokenClaims: Sendable, Equatable {
+    public let subject: String
+    public let clientID: String
+    public let scope: Scope
+    public let jti: String
+    public let familyID: String?
+    public let issuedAt: Date
+    public let expiresAt: Date
+    public let audience: String
+    public let authTime: Date?
+}
+
+/// Checks access tokens Gatehouse issued: signature (ES256 with a published key), `typ: at+jwt`,
+/// issuer and expiry, then revocation (of the token or of its whole family).
+/// Verified signatures are cached until expiry so the hot path is one revocation lookup.
+public final class AccessTokenValidator: Sendable {
+    let settings: OAuthSettings
+    let keys: SigningKeyRing
+    let revoked: any RevokedAccessTokenStore
+    let clock: IdentityClock
+    private let cache = Mutex<[String: AccessTokenClaims]>([:])
+    private static let cacheLimit = 10_000
+
+    public init(settings: OAuthSettings, keys: SigningKeyRing, revoked: any RevokedAccessTokenStore, clock: IdentityClock = .system) {
+        self.settings = settings; self.keys = keys; self.revoked = revoked; self.clock = clock
+    }
+
+    /// The claims of a valid, unrevoked token, or nil.
+    public func validate(_ token: String) async throws -> AccessTokenClaims? {
+        let now = clock.now()
+        guard let claims = try await verified(token, now: now), claims.expiresAt > now else { return nil }
+        if try await revoked.isRevoked(jti: claims.jti) { return nil }
+        if let family = claims.familyID, try await revoked.isRevoked(jti: Self.familyMarker(family)) { return nil }
+        return claims
+    }
+
+    /// The revocation-list key that kills every access token of a family.
+    public static func familyMarker(_ familyId: String) -> String { "fid:" + familyId }
+
+    private func verified(_ token: String, now: Date) async throws -> AccessTokenClaims? {
+        guard token.utf8.count <= 8192 else { return nil }
+        if let cached = cache.withLock({ $0[token] }) { return cached }
+        let verifier = JWTVerifier(allowedAlgorithms: [.es256],
+                                   rules: ClaimRules(issuers: [settings.issuer], audiences: nil, leeway: 0))
+        guard let verified = try? verifier.verify(token, keys: try await keys.verificationKeys(), now: now),
+              verified.header.type?.lowercased() == "at+jwt",
+              let subject = try? verified.claims.string("sub"), let clientID = try? verified.claims.string("client_id"),
+              let jti = try? verified.claims.string("jti"), let exp = verified.claims.expiresAt,
+              let iat = verified.claims.issuedAt else { return nil }
+        let claims = AccessTokenClaims(subject: subject, clientID: clientID,
+                                       scope: Scope(parsing: (try? verified.claims.string("scope")) ?? "") ?? Scope([]),
+                                       jti: jti, familyID: try? verified.claims.string("fid"), issuedAt: iat, expiresAt: exp,
+                                       audience: verified.claims.audience.first ?? "",
+                                       authTime: verified.claims.all["auth_time"].flatMap(\.numberValue).map(Date.init(timeIntervalSince1970:)))
+        cache.withLock { cache in
+            if cache.count >= Self.cacheLimit { cache.removeAll(keepingCapacity: true) }
+            cache[token] = claims
+        }
+        return claims
+    }
+}

@@ -1,0 +1,112 @@
+import Foundation
+import GatehouseCrypto
+import GatehouseStore
+
+/// Who and what a set of tokens is for.
+public struct TokenGrant: Sendable {
+    public var client: OAuthClient
+    /// nil for client-credentials tokens (the client acts for itself).
+    public var user: User?
+    public var scope: Scope
+    public var authTime: Date?
+    public var authMethods: [String]
+    public var nonce: String?
+    /// The refresh family the tokens belong to (new for a fresh grant, the old one on refresh).
+    public var familyId: String
+    public var issueRefreshToken: Bool
+    /// The family's end when refreshing (rotation never extends it); nil for a new family.
+    public var familyExpiresAt: Date?
+
+    public init(client: OAuthClient, user: User?, scope: Scope, authTime: Date?, authMethods: [String], nonce: String? = nil,
+                familyId: String = RecordID.random(), issueRefreshToken: Bool, familyExpiresAt: Date? = nil) {
+        self.client = client; self.user = user; self.scope = scope; self.authTime = authTime; self.authMethods = authMethods
+        self.nonce = nonce; self.familyId = familyId; self.issueRefreshToken = issueRefreshToken; self.familyExpiresAt = familyExpiresAt
+    }
+}
+
+/// Mints access tokens (RFC 9068 JWTs), ID tokens and refresh tokens, all signed with the key ring's current key.
+public struct TokenIssuer: Sendable {
+    public let settings: OAuthSettings
+    let keys: SigningKeyRing
+    let refreshTokens: any RefreshTokenStore
+    let clock: IdentityClock
+
+    public init(settings: OAuthSettings, keys: SigningKeyRing, refreshTokens: any RefreshTokenStore, clock: IdentityClock = .system) {
+        self.settings = settings; self.keys = keys; self.refreshTokens = refreshTokens; self.clock = clock
+    }
+
+    /// Issues tokens for a grant; `replacing` is the refresh token being rotated, whose store row the
+    /// caller has already rotated (the new refresh token is passed back to be stored by `rotate`).
+    public func issue(_ grant: TokenGrant, storeRefreshToken: Bool = true) async throws -> (response: TokenResponse, refresh: RefreshToken?) {
+        let now = clock.now()
+        let key = try await keys.signingKey()
+        let accessToken = try accessTokenJWT(grant, key: key, now: now)
+        var refreshValue: String?
+        var refreshRecord: RefreshToken?
+        if grant.issueRefreshToken, let user = grant.user {
+            let value = SecureRandom.token(byteCount: 32)
+            let record = RefreshToken(hash: TokenHash(SHA256.hash(value)), familyId: grant.familyId, clientId: grant.client.id,
+                                      userId: user.id, scope: grant.scope.description, authTime: grant.authTime ?? now,
+                                      authMethods: grant.authMethods, createdAt: now,
+                                      expiresAt: grant.familyExpiresAt ?? now.addingTimeInterval(settings.refreshTokenLifetime))
+            if storeRefreshToken { try await refreshTokens.create(record) }
+            refreshValue = value
+            refreshRecord = record
+        }
+        var idToken: String?
+        if grant.scope.contains(Scope.openID), let user = grant.user {
+            idToken = try idTokenJWT(grant, user: user, accessToken: accessToken, key: key, now: now)
+        }
+        let response = TokenResponse(accessToken: accessToken, expiresIn: Int(settings.accessTokenLifetime),
+                                     refreshToken: refreshValue, idToken: idToken, scope: grant.scope.description)
+        return (response, refreshRecord)
+    }
+
+    func accessTokenJWT(_ grant: TokenGrant, key: GatehouseCrypto.SigningKey, now: Date) throws -> String {
+        var claims: [String: JSONValue] = [
+            "iss": .string(settings.issuer), "sub": .string(grant.user?.id ?? grant.client.id),
+            "aud": .string(settings.accessTokenAudience), "client_id": .string(grant.client.id),
+            "scope": .string(grant.scope.description), "iat": .integer(Int64(now.timeIntervalSince1970)),
+            "exp": .integer(Int64(now.timeIntervalSince1970 + settings.accessTokenLifetime)),
+            "jti": .string(RecordID.random()), "fid": .string(grant.familyId),
+        ]
+        if let authTime = grant.authTime { claims["auth_time"] = .integer(Int64(authTime.timeIntervalSince1970)) }
+        return try JWTSigner.sign(claims, with: key, type: "at+jwt")
+    }
+
+    func idTokenJWT(_ grant: TokenGrant, user: User, accessToken: String, key: GatehouseCrypto.SigningKey, now: Date) throws -> String {
+        var claims: [String: JSONValue] = [
+            "iss": .string(settings.issuer), "sub": .string(user.id), "aud": .string(grant.client.id),
+            "azp": .string(grant.client.id), "iat": .integer(Int64(now.timeIntervalSince1970)),
+            "exp": .integer(Int64(now.timeIntervalSince1970 + settings.idTokenLifetime)),
+            "auth_time": .integer(Int64((grant.authTime ?? now).timeIntervalSince1970)),
+            "at_hash": .string(Self.atHash(accessToken)),
+            "amr": .array(grant.authMethods.map(JSONValue.string)),
+        ]
+        if let nonce = grant.nonce { claims["nonce"] = .string(nonce) }
+        claims.merge(UserClaims.claims(for: user, scope: grant.scope)) { _, new in new }
+        return try JWTSigner.sign(claims, with: key, type: "JWT")
+    }
+
+    /// OIDC Core §3.1.3.6: base64url of the left half of SHA-256 of the access token.
+    public static func atHash(_ accessToken: String) -> String {
+        Base64URL.encode(SHA256.hash(accessToken).prefix(16))
+    }
+}
+
+/// The profile and email claims a scope releases (ID tokens and userinfo).
+public enum UserClaims {
+    public static func claims(for user: User, scope: Scope) -> [String: JSONValue] {
+        var claims: [String: JSONValue] = [:]
+        if scope.contains(Scope.email) {
+            claims["email"] = .string(user.email)
+            claims["email_verified"] = .bool(user.emailVerified)
+        }
+        if scope.contains(Scope.profile) {
+            claims["name"] = .string(user.displayName ?? user.email)
+            if let name = user.displayName { claims["preferred_username"] = .string(name) }
+            claims["updated_at"] = .integer(Int64(user.updatedAt.timeIntervalSince1970))
+        }
+        return claims
+    }
+}

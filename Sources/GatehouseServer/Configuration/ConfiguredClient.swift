@@ -1,0 +1,70 @@
+import Foundation
+import GatehouseIdentity
+import GatehouseStore
+
+/// A client from the `clients` array of the configuration file (Dex-style static clients). Its secret,
+/// if any, is given in the file (or by the environment variable `secret_env` names) and stored hashed.
+public struct ConfiguredClient: Sendable {
+    public var registration: ClientRegistration
+    public var secret: String?
+
+    static func parse(_ value: Any, index: Int, environment: [String: String]) throws(ConfigurationError) -> ConfiguredClient {
+        let prefix = "clients[\(index)]"
+        guard let object = value as? [String: Any] else { throw ConfigurationError(key: prefix, problem: "must be an object") }
+        let known: Set = ["id", "name", "type", "secret", "secret_env", "redirect_uris", "post_logout_redirect_uris", "grants",
+                          "scopes", "first_party", "allow_localhost", "web_origins", "native"]
+        for key in object.keys where !known.contains(key) {
+            throw ConfigurationError(key: "\(prefix).\(key)", problem: "unknown setting")
+        }
+        func string(_ key: String) throws(ConfigurationError) -> String? {
+            guard let value = object[key] else { return nil }
+            guard let text = value as? String, !text.isEmpty else { throw ConfigurationError(key: "\(prefix).\(key)", problem: "must be a non-empty string") }
+            return text
+        }
+        func strings(_ key: String) throws(ConfigurationError) -> [String]? {
+            guard let value = object[key] else { return nil }
+            guard let list = value as? [String] else { throw ConfigurationError(key: "\(prefix).\(key)", problem: "must be an array of strings") }
+            return list
+        }
+        func flag(_ key: String) throws(ConfigurationError) -> Bool {
+            guard let value = object[key] else { return false }
+            guard let flag = value as? Bool else { throw ConfigurationError(key: "\(prefix).\(key)", problem: "must be true or false") }
+            return flag
+        }
+        guard let id = try string("id") else { throw ConfigurationError(key: "\(prefix).id", problem: "is required") }
+        let kind: OAuthClient.Kind
+        switch try string("type") ?? "public" {
+        case "public": kind = .public
+        case "confidential": kind = .confidential
+        default: throw ConfigurationError(key: "\(prefix).type", problem: "must be public or confidential")
+        }
+        var secret = try string("secret")
+        if let variable = try string("secret_env") {
+            guard let fromEnvironment = environment[variable], !fromEnvironment.isEmpty else {
+                throw ConfigurationError(key: "\(prefix).secret_env", problem: "the environment variable \(variable) is not set")
+            }
+            secret = fromEnvironment
+        }
+        if kind == .confidential, secret == nil {
+            throw ConfigurationError(key: "\(prefix).secret", problem: "a confidential client needs secret or secret_env")
+        }
+        if kind == .public, secret != nil { throw ConfigurationError(key: "\(prefix).secret", problem: "public clients have no secret") }
+        if let secret, secret.utf8.count < 32 {
+            throw ConfigurationError(key: "\(prefix).secret", problem: "must be at least 32 characters (e.g. openssl rand -base64 32)")
+        }
+        var metadata = "{}"
+        if let native = object["native"] {
+            guard JSONSerialization.isValidJSONObject(native), let data = try? JSONSerialization.data(withJSONObject: native, options: [.sortedKeys]) else {
+                throw ConfigurationError(key: "\(prefix).native", problem: "must be an object")
+            }
+            metadata = String(decoding: data, as: UTF8.self)
+        }
+        let registration = ClientRegistration(
+            id: id, name: try string("name") ?? id, kind: kind, redirectURIs: try strings("redirect_uris") ?? [],
+            postLogoutRedirectURIs: try strings("post_logout_redirect_uris") ?? [],
+            grantTypes: try strings("grants") ?? ["authorization_code", "refresh_token"], scopes: try strings("scopes") ?? [],
+            firstParty: try flag("first_party"), allowLocalhost: try flag("allow_localhost"), webOrigins: try strings("web_origins") ?? [],
+            metadata: metadata)
+        return ConfiguredClient(registration: registration, secret: secret)
+    }
+}

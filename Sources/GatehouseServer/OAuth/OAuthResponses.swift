@@ -1,0 +1,93 @@
+import Foundation
+import GatehouseCrypto
+import GatehouseHTTP
+import GatehouseIdentity
+
+/// JSON answers of the OAuth endpoints: RFC 6749 §5.2 errors, `no-store` token responses, CORS for
+/// registered web origins.
+enum OAuthResponses {
+    static func error(_ error: OAuthError) -> Response {
+        var body: [String: String] = ["error": error.code.rawValue]
+        if !error.description.isEmpty { body["error_description"] = error.description }
+        var response = Response.json(body, status: HTTPStatus(error.status))
+        noStore(&response)
+        if error.code == .invalidClient {
+            response.headers.set("WWW-Authenticate", #"Basic realm="gatehouse", error="invalid_client""#)
+        }
+        if error.code == .invalidToken {
+            response.headers.set("WWW-Authenticate", #"Bearer realm="gatehouse", error="invalid_token""#)
+        }
+        if let retryAfter = error.retryAfter { response.headers.set("Retry-After", String(retryAfter)) }
+        return response
+    }
+
+    static func json(_ value: some Encodable) -> Response {
+        var response = Response.json(value)
+        noStore(&response)
+        return response
+    }
+
+    static func json(object: [String: JSONValue]) -> Response {
+        let data = (try? JSONEncoder().encode(object)) ?? Data("{}".utf8)
+        var response = Response.json(bytes: Array(data))
+        noStore(&response)
+        return response
+    }
+
+    static func noStore(_ response: inout Response) {
+        response.headers.set("Cache-Control", "no-store")
+        response.headers.set("Pragma", "no-cache")
+    }
+
+    /// Parses an `application/x-www-form-urlencoded` body where every parameter may appear once
+    /// (RFC 6749 §3.1, §3.2): repeated parameters are `invalid_request`.
+    static func singleValuedForm(_ request: Request) throws(OAuthError) -> [String: String] {
+        guard request.mediaType == "application/x-www-form-urlencoded" else {
+            throw .invalidRequest("The body must be application/x-www-form-urlencoded.")
+        }
+        let form: URLEncodedForm
+        do { form = try URLEncodedForm(parsing: request.body) } catch {
+            throw .invalidRequest("The body is not valid form encoding (bad escape or UTF-8).")
+        }
+        var parameters: [String: String] = [:]
+        for (key, value) in form.pairs {
+            guard parameters[key] == nil else { throw .invalidRequest("The \(key) parameter appears more than once.") }
+            parameters[key] = value
+        }
+        return parameters
+    }
+
+    /// The client credentials of a token/revoke/introspect request: HTTP Basic, or the form; never both.
+    static func clientCredentials(_ request: Request, _ parameters: [String: String]) throws(OAuthError) -> ClientCredentials {
+        if let header = request.headers["Authorization"] {
+            guard header.count > 6, header.prefix(6).lowercased() == "basic ",
+                  let decoded = Data(base64Encoded: String(header.dropFirst(6)).trimmingCharacters(in: .whitespaces)),
+                  let text = String(data: decoded, encoding: .utf8), let colon = text.firstIndex(of: ":"),
+                  let id = String(text[..<colon]).removingPercentEncoding,
+                  let secret = String(text[text.index(after: colon)...]).removingPercentEncoding, !id.isEmpty else {
+                throw .invalidClient("The Authorization header is not valid HTTP Basic client authentication.")
+            }
+            if parameters["client_secret"] != nil {
+                throw .invalidRequest("Use one client authentication method, not both Basic and client_secret.")
+            }
+            if let bodyID = parameters["client_id"], bodyID != id {
+                throw .invalidRequest("client_id in the body differs from the authenticated client.")
+            }
+            return .basic(id: id, secret: secret)
+        }
+        guard let id = parameters["client_id"], !id.isEmpty else {
+            throw .invalidClient("Client authentication is missing.")
+        }
+        if let secret = parameters["client_secret"] { return .post(id: id, secret: secret) }
+        return .none(id: id)
+    }
+
+    /// Adds CORS headers when the request's Origin is registered by some client.
+    static func allowCORS(_ response: inout Response, request: Request, allowed: Set<String>) {
+        guard let origin = request.headers["Origin"], allowed.contains(origin) else { return }
+        response.headers.set("Access-Control-Allow-Origin", origin)
+        response.headers.set("Vary", "Origin")
+        response.headers.set("Access-Control-Allow-Headers", "Authorization, Content-Type")
+        response.headers.set("Access-Control-Allow-Methods", "GET, POST")
+    }
+}

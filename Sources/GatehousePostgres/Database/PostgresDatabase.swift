@@ -21,6 +21,13 @@ public final class PostgresDatabase: GatehouseDatabase {
     public let rateLimits: any RateLimitStore
     public let auditLog: any AuditLogStore
     public let flowStates: any FlowStateStore
+    public let oauthClients: any OAuthClientStore
+    public let authorizationCodes: any AuthorizationCodeStore
+    public let refreshTokens: any RefreshTokenStore
+    public let revokedAccessTokens: any RevokedAccessTokenStore
+    public let consents: any ConsentStore
+    public let externalIdentities: any ExternalIdentityStore
+    public let pendingRevocations: any PendingRevocationStore
 
     private init(configuration: PostgresConfiguration, pool: PostgresConnectionPool) {
         self.configuration = configuration
@@ -32,6 +39,13 @@ public final class PostgresDatabase: GatehouseDatabase {
         rateLimits = PostgresRateLimitStore(pool: pool)
         auditLog = PostgresAuditLogStore(pool: pool)
         flowStates = PostgresFlowStateStore(pool: pool)
+        oauthClients = PostgresOAuthClientStore(pool: pool)
+        authorizationCodes = PostgresAuthorizationCodeStore(pool: pool)
+        refreshTokens = PostgresRefreshTokenStore(pool: pool)
+        revokedAccessTokens = PostgresRevokedAccessTokenStore(pool: pool)
+        consents = PostgresConsentStore(pool: pool)
+        externalIdentities = PostgresExternalIdentityStore(pool: pool)
+        pendingRevocations = PostgresPendingRevocationStore(pool: pool)
     }
 
     /// Opens a pool for a `postgres://` or `postgresql://` URL (see `PostgresConfiguration`)

@@ -93,5 +93,110 @@ enum PostgresMigrations {
             );
             CREATE INDEX flow_states_by_expiry ON flow_states (expires_at);
             """),
+        // OAuth: string lists are JSON arrays in TEXT columns, byte-identical to SQLite's.
+        PostgresMigration(version: 8, name: "oauth_clients", sql: """
+            CREATE TABLE oauth_clients (
+                id TEXT COLLATE "C" PRIMARY KEY,
+                name TEXT NOT NULL,
+                kind TEXT NOT NULL CHECK (kind IN ('public', 'confidential')),
+                secret_hash TEXT,
+                redirect_uris TEXT NOT NULL,
+                post_logout_redirect_uris TEXT NOT NULL,
+                grant_types TEXT NOT NULL,
+                scopes TEXT NOT NULL,
+                first_party BOOLEAN NOT NULL DEFAULT FALSE,
+                allow_localhost BOOLEAN NOT NULL DEFAULT FALSE,
+                web_origins TEXT NOT NULL,
+                metadata TEXT NOT NULL,
+                created_at BIGINT NOT NULL,
+                updated_at BIGINT NOT NULL
+            );
+            """),
+        PostgresMigration(version: 9, name: "authorization_codes", sql: """
+            CREATE TABLE authorization_codes (
+                hash BYTEA PRIMARY KEY,
+                client_id TEXT COLLATE "C" NOT NULL REFERENCES oauth_clients (id) ON DELETE CASCADE,
+                user_id TEXT COLLATE "C" NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+                redirect_uri TEXT NOT NULL,
+                scope TEXT NOT NULL,
+                nonce TEXT,
+                code_challenge TEXT,
+                auth_time BIGINT NOT NULL,
+                auth_methods TEXT NOT NULL,
+                created_at BIGINT NOT NULL,
+                expires_at BIGINT NOT NULL,
+                used_at BIGINT,
+                issued_family_id TEXT COLLATE "C"
+            );
+            CREATE INDEX authorization_codes_by_client ON authorization_codes (client_id);
+            CREATE INDEX authorization_codes_by_user ON authorization_codes (user_id);
+            CREATE INDEX authorization_codes_by_expiry ON authorization_codes (expires_at);
+            """),
+        PostgresMigration(version: 10, name: "refresh_tokens", sql: """
+            CREATE TABLE refresh_tokens (
+                hash BYTEA PRIMARY KEY,
+                family_id TEXT COLLATE "C" NOT NULL,
+                client_id TEXT COLLATE "C" NOT NULL REFERENCES oauth_clients (id) ON DELETE CASCADE,
+                user_id TEXT COLLATE "C" NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+                scope TEXT NOT NULL,
+                auth_time BIGINT NOT NULL,
+                auth_methods TEXT NOT NULL,
+                created_at BIGINT NOT NULL,
+                expires_at BIGINT NOT NULL,
+                rotated_at BIGINT,
+                revoked_at BIGINT
+            );
+            CREATE INDEX refresh_tokens_by_family ON refresh_tokens (family_id);
+            CREATE INDEX refresh_tokens_by_user ON refresh_tokens (user_id, client_id);
+            CREATE INDEX refresh_tokens_by_client ON refresh_tokens (client_id);
+            CREATE INDEX refresh_tokens_by_expiry ON refresh_tokens (expires_at);
+            """),
+        PostgresMigration(version: 11, name: "revoked_access_tokens", sql: """
+            CREATE TABLE revoked_access_tokens (
+                jti TEXT COLLATE "C" PRIMARY KEY,
+                expires_at BIGINT NOT NULL
+            );
+            CREATE INDEX revoked_access_tokens_by_expiry ON revoked_access_tokens (expires_at);
+            """),
+        PostgresMigration(version: 12, name: "consents", sql: """
+            CREATE TABLE consents (
+                user_id TEXT COLLATE "C" NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+                client_id TEXT COLLATE "C" NOT NULL REFERENCES oauth_clients (id) ON DELETE CASCADE,
+                scopes TEXT NOT NULL,
+                granted_at BIGINT NOT NULL,
+                PRIMARY KEY (user_id, client_id)
+            );
+            CREATE INDEX consents_by_client ON consents (client_id);
+            """),
+        PostgresMigration(version: 13, name: "external_identities", sql: """
+            CREATE TABLE external_identities (
+                provider TEXT COLLATE "C" NOT NULL,
+                subject TEXT COLLATE "C" NOT NULL,
+                user_id TEXT COLLATE "C" NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+                email TEXT,
+                email_verified BOOLEAN NOT NULL DEFAULT FALSE,
+                is_private_relay BOOLEAN NOT NULL DEFAULT FALSE,
+                display_name TEXT,
+                sealed_refresh_token BYTEA,
+                created_at BIGINT NOT NULL,
+                last_used_at BIGINT NOT NULL,
+                PRIMARY KEY (provider, subject)
+            );
+            CREATE INDEX external_identities_by_user ON external_identities (user_id, provider, subject);
+            """),
+        // No reference to users: a revocation must outlive the deleted account it came from.
+        PostgresMigration(version: 14, name: "pending_revocations", sql: """
+            CREATE TABLE pending_revocations (
+                id TEXT COLLATE "C" PRIMARY KEY,
+                provider TEXT COLLATE "C" NOT NULL,
+                sealed_token BYTEA NOT NULL,
+                token_type_hint TEXT NOT NULL,
+                attempts BIGINT NOT NULL DEFAULT 0,
+                next_attempt_at BIGINT NOT NULL,
+                last_error TEXT,
+                created_at BIGINT NOT NULL
+            );
+            CREATE INDEX pending_revocations_by_due ON pending_revocations (next_attempt_at);
+            """),
     ]
 }

@@ -19,6 +19,13 @@ public final class SQLiteDatabase: GatehouseDatabase {
     public let rateLimits: any RateLimitStore
     public let auditLog: any AuditLogStore
     public let flowStates: any FlowStateStore
+    public let oauthClients: any OAuthClientStore
+    public let authorizationCodes: any AuthorizationCodeStore
+    public let refreshTokens: any RefreshTokenStore
+    public let revokedAccessTokens: any RevokedAccessTokenStore
+    public let consents: any ConsentStore
+    public let externalIdentities: any ExternalIdentityStore
+    public let pendingRevocations: any PendingRevocationStore
 
     private init(location: SQLiteLocation, pool: SQLiteConnectionPool) {
         self.location = location
@@ -30,6 +37,13 @@ public final class SQLiteDatabase: GatehouseDatabase {
         rateLimits = SQLiteRateLimitStore(pool: pool)
         auditLog = SQLiteAuditLogStore(pool: pool)
         flowStates = SQLiteFlowStateStore(pool: pool)
+        oauthClients = SQLiteOAuthClientStore(pool: pool)
+        authorizationCodes = SQLiteAuthorizationCodeStore(pool: pool)
+        refreshTokens = SQLiteRefreshTokenStore(pool: pool)
+        revokedAccessTokens = SQLiteRevokedAccessTokenStore(pool: pool)
+        consents = SQLiteConsentStore(pool: pool)
+        externalIdentities = SQLiteExternalIdentityStore(pool: pool)
+        pendingRevocations = SQLitePendingRevocationStore(pool: pool)
     }
 
     /// Opens (creating if needed) the database at a `sqlite:` URL; see `SQLiteLocation` for

@@ -91,5 +91,110 @@ enum SQLiteMigrations {
             ) STRICT, WITHOUT ROWID;
             CREATE INDEX flow_states_by_expiry ON flow_states (expires_at);
             """),
+        // OAuth: string lists are JSON arrays in TEXT columns, byte-identical to PostgreSQL's.
+        SQLiteMigration(version: 8, name: "oauth_clients", sql: """
+            CREATE TABLE oauth_clients (
+                id TEXT PRIMARY KEY NOT NULL,
+                name TEXT NOT NULL,
+                kind TEXT NOT NULL CHECK (kind IN ('public', 'confidential')),
+                secret_hash TEXT,
+                redirect_uris TEXT NOT NULL,
+                post_logout_redirect_uris TEXT NOT NULL,
+                grant_types TEXT NOT NULL,
+                scopes TEXT NOT NULL,
+                first_party INTEGER NOT NULL DEFAULT 0,
+                allow_localhost INTEGER NOT NULL DEFAULT 0,
+                web_origins TEXT NOT NULL,
+                metadata TEXT NOT NULL,
+                created_at INTEGER NOT NULL,
+                updated_at INTEGER NOT NULL
+            ) STRICT;
+            """),
+        SQLiteMigration(version: 9, name: "authorization_codes", sql: """
+            CREATE TABLE authorization_codes (
+                hash BLOB PRIMARY KEY NOT NULL,
+                client_id TEXT NOT NULL REFERENCES oauth_clients (id) ON DELETE CASCADE,
+                user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+                redirect_uri TEXT NOT NULL,
+                scope TEXT NOT NULL,
+                nonce TEXT,
+                code_challenge TEXT,
+                auth_time INTEGER NOT NULL,
+                auth_methods TEXT NOT NULL,
+                created_at INTEGER NOT NULL,
+                expires_at INTEGER NOT NULL,
+                used_at INTEGER,
+                issued_family_id TEXT
+            ) STRICT, WITHOUT ROWID;
+            CREATE INDEX authorization_codes_by_client ON authorization_codes (client_id);
+            CREATE INDEX authorization_codes_by_user ON authorization_codes (user_id);
+            CREATE INDEX authorization_codes_by_expiry ON authorization_codes (expires_at);
+            """),
+        SQLiteMigration(version: 10, name: "refresh_tokens", sql: """
+            CREATE TABLE refresh_tokens (
+                hash BLOB PRIMARY KEY NOT NULL,
+                family_id TEXT NOT NULL,
+                client_id TEXT NOT NULL REFERENCES oauth_clients (id) ON DELETE CASCADE,
+                user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+                scope TEXT NOT NULL,
+                auth_time INTEGER NOT NULL,
+                auth_methods TEXT NOT NULL,
+                created_at INTEGER NOT NULL,
+                expires_at INTEGER NOT NULL,
+                rotated_at INTEGER,
+                revoked_at INTEGER
+            ) STRICT, WITHOUT ROWID;
+            CREATE INDEX refresh_tokens_by_family ON refresh_tokens (family_id);
+            CREATE INDEX refresh_tokens_by_user ON refresh_tokens (user_id, client_id);
+            CREATE INDEX refresh_tokens_by_client ON refresh_tokens (client_id);
+            CREATE INDEX refresh_tokens_by_expiry ON refresh_tokens (expires_at);
+            """),
+        SQLiteMigration(version: 11, name: "revoked_access_tokens", sql: """
+            CREATE TABLE revoked_access_tokens (
+                jti TEXT PRIMARY KEY NOT NULL,
+                expires_at INTEGER NOT NULL
+            ) STRICT, WITHOUT ROWID;
+            CREATE INDEX revoked_access_tokens_by_expiry ON revoked_access_tokens (expires_at);
+            """),
+        SQLiteMigration(version: 12, name: "consents", sql: """
+            CREATE TABLE consents (
+                user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+                client_id TEXT NOT NULL REFERENCES oauth_clients (id) ON DELETE CASCADE,
+                scopes TEXT NOT NULL,
+                granted_at INTEGER NOT NULL,
+                PRIMARY KEY (user_id, client_id)
+            ) STRICT, WITHOUT ROWID;
+            CREATE INDEX consents_by_client ON consents (client_id);
+            """),
+        SQLiteMigration(version: 13, name: "external_identities", sql: """
+            CREATE TABLE external_identities (
+                provider TEXT NOT NULL,
+                subject TEXT NOT NULL,
+                user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+                email TEXT,
+                email_verified INTEGER NOT NULL DEFAULT 0,
+                is_private_relay INTEGER NOT NULL DEFAULT 0,
+                display_name TEXT,
+                sealed_refresh_token BLOB,
+                created_at INTEGER NOT NULL,
+                last_used_at INTEGER NOT NULL,
+                PRIMARY KEY (provider, subject)
+            ) STRICT, WITHOUT ROWID;
+            CREATE INDEX external_identities_by_user ON external_identities (user_id, provider, subject);
+            """),
+        // No reference to users: a revocation must outlive the deleted account it came from.
+        SQLiteMigration(version: 14, name: "pending_revocations", sql: """
+            CREATE TABLE pending_revocations (
+                id TEXT PRIMARY KEY NOT NULL,
+                provider TEXT NOT NULL,
+                sealed_token BLOB NOT NULL,
+                token_type_hint TEXT NOT NULL,
+                attempts INTEGER NOT NULL DEFAULT 0,
+                next_attempt_at INTEGER NOT NULL,
+                last_error TEXT,
+                created_at INTEGER NOT NULL
+            ) STRICT, WITHOUT ROWID;
+            CREATE INDEX pending_revocations_by_due ON pending_revocations (next_attempt_at);
+            """),
     ]
 }

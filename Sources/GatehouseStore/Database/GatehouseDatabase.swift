@@ -43,6 +43,20 @@ public protocol GatehouseDatabase: Sendable {
     var auditLog: any AuditLogStore { get }
     /// Upstream OAuth flow state, keyed by hashed `state`.
     var flowStates: any FlowStateStore { get }
+    /// Applications registered to use Gatehouse as their authorization server.
+    var oauthClients: any OAuthClientStore { get }
+    /// Single-use authorization codes, keyed by hash.
+    var authorizationCodes: any AuthorizationCodeStore { get }
+    /// Rotating refresh tokens and their families, keyed by hash.
+    var refreshTokens: any RefreshTokenStore { get }
+    /// `jti`s of access tokens revoked before they expire.
+    var revokedAccessTokens: any RevokedAccessTokenStore { get }
+    /// Remembered user consents per client.
+    var consents: any ConsentStore { get }
+    /// Upstream sign-in identities linked to users.
+    var externalIdentities: any ExternalIdentityStore { get }
+    /// Upstream provider tokens still to be revoked (they outlive deleted accounts).
+    var pendingRevocations: any PendingRevocationStore { get }
 }
 
 extension GatehouseDatabase {

@@ -20,6 +20,13 @@ public enum StoreSchema {
         Version(number: 5, name: "rate_limits"),
         Version(number: 6, name: "audit_log"),
         Version(number: 7, name: "flow_states"),
+        Version(number: 8, name: "oauth_clients"),
+        Version(number: 9, name: "authorization_codes"),
+        Version(number: 10, name: "refresh_tokens"),
+        Version(number: 11, name: "revoked_access_tokens"),
+        Version(number: 12, name: "consents"),
+        Version(number: 13, name: "external_identities"),
+        Version(number: 14, name: "pending_revocations"),
     ]
 
     /// The version this build expects after `migrate()`.

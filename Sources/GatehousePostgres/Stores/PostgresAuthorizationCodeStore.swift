@@ -1,0 +1,68 @@
+import Foundation
+import GatehouseStore
+
+struct PostgresAuthorizationCodeStore: AuthorizationCodeStore {
+    let pool: PostgresConnectionPool
+
+    private static let columns = """
+        hash, client_id, user_id, redirect_uri, scope, nonce, code_challenge, auth_time, auth_methods, created_at, \
+        expires_at, used_at, issued_family_id
+        """
+
+    func create(_ code: AuthorizationCode) async throws {
+        _ = try await pool.withConnection { db in
+            try db.run("""
+                INSERT INTO authorization_codes (\(Self.columns))
+                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+                """, [
+                code.hash, code.clientId, code.userId, code.redirectURI, code.scope, code.nonce, code.codeChallenge,
+                code.authTime, PostgresStringList.encode(code.authMethods), code.createdAt, code.expiresAt, code.usedAt,
+                code.issuedFamilyId,
+            ])
+        }
+    }
+
+    func redeem(hash: TokenHash, now: Date) async throws -> CodeRedemption {
+        // One conditional UPDATE. Concurrent redeemers queue on the row lock; under READ
+        // COMMITTED each later one re-checks the WHERE clause against the committed row, finds
+        // used_at set and changes nothing. Such a caller then reads the committed row to tell a
+        // replay (used_at set) from an unknown or expired code.
+        try await pool.withConnection { db in
+            if let redeemed = try db.queryOne("""
+                UPDATE authorization_codes SET used_at = $1
+                WHERE hash = $2 AND used_at IS NULL AND expires_at > $1
+                RETURNING \(Self.columns)
+                """, [now, hash], Self.decode) {
+                return .redeemed(redeemed)
+            }
+            let existing = try db.queryOne("SELECT \(Self.columns) FROM authorization_codes WHERE hash = $1", [hash],
+                                           Self.decode)
+            if let existing, existing.usedAt != nil { return .alreadyUsed(existing) }
+            return .invalid
+        }
+    }
+
+    func attachFamily(hash: TokenHash, familyId: String) async throws {
+        let changed = try await pool.withConnection { db in
+            try db.run("UPDATE authorization_codes SET issued_family_id = $1 WHERE hash = $2", [familyId, hash])
+        }
+        if changed == 0 { throw StoreError.notFound(detail: "authorization code \(hash)") }
+    }
+
+    func purgeExpired(now: Date, limit: Int) async throws -> Int {
+        try await pool.withConnection { db in
+            try db.run("""
+                DELETE FROM authorization_codes WHERE hash IN (
+                    SELECT hash FROM authorization_codes WHERE expires_at <= $1 LIMIT $2)
+                """, [now, max(limit, 0)])
+        }
+    }
+
+    private static func decode(_ row: PostgresRow) throws -> AuthorizationCode {
+        AuthorizationCode(
+            hash: TokenHash(row.blob(0)), clientId: row.text(1), userId: row.text(2), redirectURI: row.text(3),
+            scope: row.text(4), nonce: row.optionalText(5), codeChallenge: row.optionalText(6), authTime: row.date(7),
+            authMethods: try PostgresStringList.decode(row.text(8), column: "auth_methods"), createdAt: row.date(9),
+            expiresAt: row.date(10), usedAt: row.optionalDate(11), issuedFamilyId: row.optionalText(12))
+    }
+}

@@ -1,0 +1,44 @@
+import Foundation
+import GatehouseStore
+
+extension OAuthClient {
+    /// A confidential first-party client with every list field populated.
+    static func fixture(_ id: String, created: Double = 0) -> OAuthClient {
+        OAuthClient(id: id, name: "Client \(id)", kind: .confidential, secretHash: String(repeating: "ab", count: 32),
+                    redirectURIs: ["https://\(id).example.test/callback", "com.example.\(id):/oauth"],
+                    postLogoutRedirectURIs: ["https://\(id).example.test/"],
+                    grantTypes: ["authorization_code", "refresh_token"], scopes: ["profile", "email", "offline_access"],
+                    firstParty: true, allowLocalhost: false, webOrigins: ["https://\(id).example.test"],
+                    metadata: #"{"bundle_ids":["com.example.app"]}"#, createdAt: TestTime.at(created))
+    }
+}
+
+extension AuthorizationCode {
+    /// A code of `userId` for `clientId`, created at 0 and expiring after `expiresIn` seconds.
+    static func fixture(_ seed: String, clientId: String = "c1", userId: String = "u1",
+                        expiresIn: Double = 60) -> AuthorizationCode {
+        AuthorizationCode(hash: testHash(seed), clientId: clientId, userId: userId,
+                          redirectURI: "https://\(clientId).example.test/callback", scope: "openid profile",
+                          nonce: "n-\(seed)", codeChallenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
+                          authTime: TestTime.at(-5), authMethods: ["pwd", "otp"], createdAt: TestTime.at(0),
+                          expiresAt: TestTime.at(expiresIn))
+    }
+}
+
+extension RefreshToken {
+    /// A token of family `family`, created at `created`; the family ends at 30 days.
+    static func fixture(_ seed: String, family: String = "f1", clientId: String = "c1", userId: String = "u1",
+                        scope: String = "openid offline_access", created: Double = 0) -> RefreshToken {
+        RefreshToken(hash: testHash(seed), familyId: family, clientId: clientId, userId: userId, scope: scope,
+                     authTime: TestTime.at(-5), authMethods: ["pwd"], createdAt: TestTime.at(created),
+                     expiresAt: TestTime.at(30 * 86_400))
+    }
+}
+
+/// Creates users `u1` and `u2` and clients `c1` and `c2`.
+func createOAuthParties(_ db: any GatehouseDatabase) async throws {
+    try await db.users.create(.fixture("u1"))
+    try await db.users.create(.fixture("u2"))
+    try await db.oauthClients.create(.fixture("c1"))
+    try await db.oauthClients.create(.fixture("c2"))
+}

@@ -215,6 +215,22 @@ struct RefreshTokenStoreTests {
     }
 
     @Test(arguments: StoreBackends.all)
+    func familyIdsOfAUserAndClient(_ backend: StoreBackend) async throws {
+        try await withDatabase(backend) { db in
+            try await createOAuthParties(db)
+            try await db.refreshTokens.create(.fixture("a", family: "f2"))
+            try await db.refreshTokens.create(.fixture("b", family: "f1"))
+            try await db.refreshTokens.create(.fixture("c", family: "f1", created: 10))
+            try await db.refreshTokens.create(.fixture("d", family: "f3", clientId: "c2"))
+            try await db.refreshTokens.create(.fixture("e", family: "f4", userId: "u2"))
+            #expect(try await db.refreshTokens.familyIds(userId: "u1", clientId: "c1", now: TestTime.at(20)) == ["f1", "f2"])
+            _ = try await db.refreshTokens.revokeFamily("f2", now: TestTime.at(20))
+            #expect(try await db.refreshTokens.familyIds(userId: "u1", clientId: "c1", now: TestTime.at(30)) == ["f1"])
+            #expect(try await db.refreshTokens.familyIds(userId: "u1", clientId: "c1", now: TestTime.at(31 * 86_400)).isEmpty)
+        }
+    }
+
+    @Test(arguments: StoreBackends.all)
     func purgeExpiredInBatches(_ backend: StoreBackend) async throws {
         try await withDatabase(backend) { db in
             try await createOAuthParties(db)

@@ -25,6 +25,8 @@ enum ServeCommand: CLICommand {
     static func run(options: inout CommandOptions, environment: [String: String]) async throws -> Int32 {
         let configuration = try GatehouseConfiguration.load(environment: environment, configPath: options.value("--config"))
         let log = ServerLog()
+        // Catch SIGINT/SIGTERM from the start, so a signal during start-up also ends in a clean stop.
+        let shutdown = ShutdownSignal.install()
         // Secrets first: a missing key for a shared database is a configuration error, before any I/O.
         _ = try ServerSecrets.load(environment: environment, databaseURL: configuration.databaseURL)
         let database = try await DatabaseOpener.open(url: configuration.databaseURL)
@@ -43,7 +45,7 @@ enum ServeCommand: CLICommand {
         log.info("gatehouse listening", [("listen", "\(configuration.http.listen.host):\(port)"),
                                          ("public_url", configuration.publicURL.absoluteString),
                                          ("database", configuration.databaseURL.hasPrefix("sqlite:") ? configuration.databaseURL : "postgres")])
-        let signal = await ShutdownSignal.wait()
+        let signal = await shutdown.wait()
         log.info("shutting down", [("signal", signal)])
         let drained = await server.stop()
         if !drained { log.error("requests still running at the shutdown deadline; exiting anyway") }
@@ -53,37 +55,43 @@ enum ServeCommand: CLICommand {
     }
 }
 
-/// Waits for SIGINT or SIGTERM (installed as dispatch sources, so no async-signal-safety traps).
-enum ShutdownSignal {
-    static func wait() async -> String {
+/// SIGINT/SIGTERM as dispatch sources (no async-signal-safety traps); `wait` returns the first one,
+/// even if it arrived before the call.
+final class ShutdownSignal: Sendable {
+    private let state = Mutex<(received: String?, waiter: CheckedContinuation<String, Never>?, sources: [any DispatchSourceSignal])>((nil, nil, []))
+
+    static func install() -> ShutdownSignal {
+        let shutdown = ShutdownSignal()
         signal(SIGINT, SIG_IGN)
         signal(SIGTERM, SIG_IGN)
         let queue = DispatchQueue(label: "gatehouse.signals")
-        return await withCheckedContinuation { continuation in
-            let once = SignalOnce(continuation)
-            for (number, name) in [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM")] {
-                let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-                source.setEventHandler { once.fire(name) }
-                source.resume()
-                once.keep(source)
+        for (number, name) in [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM")] {
+            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+            source.setEventHandler { shutdown.fire(name) }
+            source.resume()
+            shutdown.state.withLock { $0.sources.append(source) }
+        }
+        return shutdown
+    }
+
+    func wait() async -> String {
+        await withCheckedContinuation { continuation in
+            let early = state.withLock { state -> String? in
+                if let received = state.received { return received }
+                state.waiter = continuation
+                return nil
             }
+            if let early { continuation.resume(returning: early) }
         }
     }
-}
 
-/// Resumes the continuation for the first signal only, and keeps the sources alive meanwhile.
-private final class SignalOnce: Sendable {
-    private let state: Mutex<(CheckedContinuation<String, Never>?, [any DispatchSourceSignal])>
-
-    init(_ continuation: CheckedContinuation<String, Never>) { state = Mutex((continuation, [])) }
-
-    func keep(_ source: any DispatchSourceSignal) { state.withLock { $0.1.append(source) } }
-
-    func fire(_ name: String) {
-        let continuation = state.withLock { state -> CheckedContinuation<String, Never>? in
-            defer { state.0 = nil }
-            return state.0
+    private func fire(_ name: String) {
+        let waiter = state.withLock { state -> CheckedContinuation<String, Never>? in
+            guard state.received == nil else { return nil }
+            state.received = name
+            defer { state.waiter = nil }
+            return state.waiter
         }
-        continuation?.resume(returning: name)
+        waiter?.resume(returning: name)
     }
 }

@@ -111,9 +111,8 @@ import Testing
         #expect(error?.kind == .connectionFailed)
         #expect(error?.attempts == 3)
         #expect(error?.replyCode == nil)
-        // Back-off of 50 + 100 ms: retried, but not slowly.
+        // Back-off of 50 + 100 ms happened between the attempts (a lower bound only: no speed targets in unit tests).
         #expect(ContinuousClock.now - started >= .milliseconds(150))
-        #expect(ContinuousClock.now - started < .seconds(3))
     }
 
     @Test func permanentRejectionIsNotRetried() async throws {

@@ -82,29 +82,23 @@ import Testing
     }
 
     @Test func serveAnswersAndStopsCleanlyOnSIGTERM() async throws {
-        let port = Int.random(in: 20_000...40_000)
         let process = Process()
         process.executableURL = Self.binary
         process.arguments = ["serve"]
-        process.environment = ["GATEHOUSE_LISTEN": "127.0.0.1:\(port)", "GATEHOUSE_DATABASE_URL": Self.temporaryDatabaseURL()]
+        // Port 0: the kernel picks a free port, which the "listening" log line reports.
+        process.environment = ["GATEHOUSE_LISTEN": "127.0.0.1:0", "GATEHOUSE_DATABASE_URL": Self.temporaryDatabaseURL()]
         let out = Pipe()
         process.standardOutput = out
         process.standardError = out
         try process.run()
-        var status = 0
-        for _ in 0..<100 {
-            try await Task.sleep(for: .milliseconds(50))
-            if let response = try? await SocketClient(port: UInt16(port)).get("/healthz") {
-                status = response.status
-                break
-            }
-        }
-        #expect(status == 200)
+        let lines = LineReader(out.fileHandleForReading)
+        let listening = try #require(await lines.first(containing: "gatehouse listening", timeoutSeconds: 60))
+        let port = try #require(listening.firstMatch(of: /"listen":"127\.0\.0\.1:(\d+)"/).flatMap { UInt16($0.1) })
+        #expect(try await SocketClient(port: port).get("/healthz").status == 200)
         process.terminate()   // SIGTERM
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)
-        let log = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(log.contains("\"msg\":\"stopped\""))
+        #expect(await lines.first(containing: "\"msg\":\"stopped\"", timeoutSeconds: 10) != nil)
     }
 
     @Test func userSessionAndAuditCommands() throws {
@@ -131,5 +125,34 @@ import Testing
         #expect(missing.status == 2 && missing.stderr.contains("no account"))
         #expect(try Self.run(["user", "frob"], environment: env).status == 2)
         #expect(try Self.run(["migrate", "stray"], environment: env).status == 2)
+    }
+}
+
+/// Reads a child's output line by line in the background, for tests that wait for a log line.
+final class LineReader: Sendable {
+    private let lines = Recorder<String>()
+
+    init(_ handle: FileHandle) {
+        let lines = self.lines
+        Thread {
+            var buffer = Data()
+            while true {
+                let chunk = handle.availableData
+                if chunk.isEmpty { break }
+                buffer.append(chunk)
+                while let newline = buffer.firstIndex(of: 10) {
+                    lines.append(String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self))
+                    buffer.removeSubrange(buffer.startIndex...newline)
+                }
+            }
+        }.start()
+    }
+
+    func first(containing text: String, timeoutSeconds: Int) async -> String? {
+        for _ in 0..<(timeoutSeconds * 20) {
+            if let line = lines.all.first(where: { $0.contains(text) }) { return line }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        return nil
     }
 }

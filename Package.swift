@@ -7,6 +7,7 @@ let package = Package(
     name: "Gatehouse",
     products: [
         .executable(name: "gatehouse", targets: ["GatehouseCLI"]),
+        .executable(name: "gatehouse-simulator", targets: ["GatehouseSimulatorServer"]),
     ],
     targets: [
         // MARK: C shims (Debian -dev packages through pkg-config)
@@ -38,6 +39,10 @@ let package = Package(
         ]),
         .executableTarget(name: "GatehouseCLI", dependencies: ["GatehouseServer"]),
 
+        // MARK: Provider simulator: faithful Apple/Google/GitHub stand-ins for tests and the demo mode
+        .target(name: "GatehouseProviderSimulator", dependencies: ["GatehouseHTTP", "GatehouseCrypto"]),
+        .executableTarget(name: "GatehouseSimulatorServer", dependencies: ["GatehouseProviderSimulator", "GatehouseHTTP", "GatehouseHTTPServer"]),
+
         // MARK: Test support: one test body over an in-process or a socket client
         .target(name: "GatehouseTesting", dependencies: ["GatehouseHTTP", "GatehouseHTTPServer"]),
 
@@ -50,6 +55,7 @@ let package = Package(
         .testTarget(name: "GatehouseCryptoTests", dependencies: ["GatehouseCrypto"]),
         .testTarget(name: "GatehouseStoreTests", dependencies: ["GatehouseStore", "GatehouseSQLite", "CSQLite", "GatehousePostgres", "CLibPQ"]),
         .testTarget(name: "GatehouseIdentityTests", dependencies: ["GatehouseIdentity", "GatehouseSQLite"]),
+        .testTarget(name: "GatehouseProviderSimulatorTests", dependencies: ["GatehouseProviderSimulator", "GatehouseHTTP", "GatehouseCrypto", "GatehouseTesting"]),
         .testTarget(name: "GatehouseServerTests", dependencies: ["GatehouseServer", "GatehouseHTTP", "GatehouseTesting", "GatehouseStore", "GatehouseSQLite"]),
     ],
     swiftLanguageModes: [.v6]

@@ -9,6 +9,7 @@ let package = Package(
         .executable(name: "gatehouse", targets: ["GatehouseCLI"]),
         .library(name: "GatehouseClient", targets: ["GatehouseClient"]),
         .library(name: "GatehouseClientApple", targets: ["GatehouseClientApple"]),
+        .executable(name: "gatehouse-simulator", targets: ["GatehouseSimulatorServer"]),
     ],
     targets: [
         // MARK: C shims (Debian -dev packages through pkg-config)
@@ -48,6 +49,10 @@ let package = Package(
         .target(name: "GatehouseClient", exclude: ["README.md"]),
         .target(name: "GatehouseClientApple", dependencies: ["GatehouseClient"], exclude: ["README.md"]),
 
+        // MARK: Provider simulator: faithful Apple/Google/GitHub stand-ins for tests and the demo mode
+        .target(name: "GatehouseProviderSimulator", dependencies: ["GatehouseHTTP", "GatehouseCrypto"]),
+        .executableTarget(name: "GatehouseSimulatorServer", dependencies: ["GatehouseProviderSimulator", "GatehouseHTTP", "GatehouseHTTPServer"]),
+
         // MARK: Test support: one test body over an in-process or a socket client
         .target(name: "GatehouseTesting", dependencies: ["GatehouseHTTP", "GatehouseHTTPServer"]),
 
@@ -62,6 +67,7 @@ let package = Package(
         .testTarget(name: "GatehouseIdentityTests", dependencies: ["GatehouseIdentity", "GatehouseSQLite"]),
         .testTarget(name: "GatehouseClientTests", dependencies: ["GatehouseClient"]),
         .testTarget(name: "GatehouseMailTests", dependencies: ["GatehouseMail", "GatehouseIdentity"], exclude: ["Fixtures"]),
+        .testTarget(name: "GatehouseProviderSimulatorTests", dependencies: ["GatehouseProviderSimulator", "GatehouseHTTP", "GatehouseCrypto", "GatehouseTesting"]),
         .testTarget(name: "GatehouseServerTests", dependencies: ["GatehouseServer", "GatehouseHTTP", "GatehouseTesting", "GatehouseStore", "GatehouseSQLite"]),
     ],
     swiftLanguageModes: [.v6]

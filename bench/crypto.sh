@@ -3,7 +3,7 @@
 # Usage: bench/crypto.sh [seconds-per-measurement] [rounds]   (defaults: 2 s, 3 rounds)
 set -eu
 cd "$(dirname "$0")/.."
-SCRATCH=${SCRATCH:-.build-crypto}
+SCRATCH=${SCRATCH:-.build}
 swift build -c release --scratch-path "$SCRATCH" --product GatehouseCryptoBench >&2
 BIN="$SCRATCH/release/GatehouseCryptoBench"
 if command -v taskset >/dev/null 2>&1; then

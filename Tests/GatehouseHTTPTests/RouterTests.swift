@@ -64,3 +64,16 @@ import Testing
         #expect(parameters == ["id": "3", "sid": "x"])
     }
 }
+
+@Suite struct HandlerKindTests {
+    @Test func closuresWithoutAwaitRegisterAsImmediate() {
+        var router = Router()
+        router.get("/sync") { _ in .text("ok") }
+        router.get("/async") { _ async in .text("ok") }
+        guard case .found(let sync, _, _) = router.match(.get, "/sync"), case .found(let async, _, _) = router.match(.get, "/async") else {
+            Issue.record("routes missing"); return
+        }
+        if case .immediate = sync {} else { Issue.record("a closure without await must run on the I/O thread") }
+        if case .deferred = async {} else { Issue.record("an async closure must be deferred") }
+    }
+}

@@ -49,6 +49,7 @@ struct TestGatehouse {
                                secrets: ServerSecrets(master: SecureRandom.bytes(32)),
                                log: ServerLog(sink: { log.append($0) }), accessLogSink: { _ in }, mailer: mailer,
                                clock: clock.identityClock)
+        try await app.services.keys.ensureSigningKey()
         return TestGatehouse(app: app, database: database, clock: clock, mailer: mailer, log: log)
     }
 

@@ -8,27 +8,33 @@ public enum PercentDecoding {
 
     /// Decodes `%XX` escapes (and `+` as space when `plusIsSpace`), requiring the result to be valid UTF-8.
     public static func decode<S: Collection<UInt8>>(_ input: S, plusIsSpace: Bool) throws(Failure) -> String {
+        if let slice = input as? ArraySlice<UInt8> { return try decode(slice, plusIsSpace: plusIsSpace) }
+        return try decode(ArraySlice(input), plusIsSpace: plusIsSpace)
+    }
+
+    /// The concrete implementation: generic code across module boundaries is not specialised, and
+    /// per-byte witness calls showed up in token-endpoint profiles.
+    public static func decode(_ input: ArraySlice<UInt8>, plusIsSpace: Bool) throws(Failure) -> String {
+        // Fast path: nothing to decode.
+        if !input.contains(where: { $0 == UInt8(ascii: "%") || ($0 == UInt8(ascii: "+") && plusIsSpace) }) {
+            guard let string = String(validating: input, as: UTF8.self) else { throw .invalidUTF8 }
+            return string
+        }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(input.count)
         var index = input.startIndex
-        while index != input.endIndex {
+        let end = input.endIndex
+        while index < end {
             let byte = input[index]
-            switch byte {
-            case UInt8(ascii: "%"):
-                let first = input.index(after: index)
-                guard first != input.endIndex else { throw .invalidEscape }
-                let second = input.index(after: first)
-                guard second != input.endIndex,
-                      let high = hexValue(input[first]), let low = hexValue(input[second]) else { throw .invalidEscape }
+            if byte == UInt8(ascii: "%") {
+                guard index + 2 < end,
+                      let high = hexValue(input[index + 1]), let low = hexValue(input[index + 2]) else { throw .invalidEscape }
                 bytes.append(high << 4 | low)
-                index = input.index(after: second)
+                index += 3
                 continue
-            case UInt8(ascii: "+") where plusIsSpace:
-                bytes.append(UInt8(ascii: " "))
-            default:
-                bytes.append(byte)
             }
-            index = input.index(after: index)
+            bytes.append(byte == UInt8(ascii: "+") && plusIsSpace ? UInt8(ascii: " ") : byte)
+            index += 1
         }
         guard let string = String(validating: bytes, as: UTF8.self) else { throw .invalidUTF8 }
         return string

@@ -9,6 +9,11 @@ public struct URLEncodedForm: Sendable, Equatable {
 
     /// Parses `a=1&b=2&a=3`. Empty segments are skipped; a key without `=` has an empty value.
     public init<S: Collection<UInt8>>(parsing input: S) throws(PercentDecoding.Failure) {
+        try self.init(parsingBytes: input as? ArraySlice<UInt8> ?? ArraySlice(input))
+    }
+
+    /// Concrete over `ArraySlice` so the parse is specialised (generic code across modules is not).
+    init(parsingBytes input: ArraySlice<UInt8>) throws(PercentDecoding.Failure) {
         pairs = []
         for segment in input.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
             if let eq = segment.firstIndex(of: UInt8(ascii: "=")) {
@@ -21,7 +26,7 @@ public struct URLEncodedForm: Sendable, Equatable {
         }
     }
 
-    public init(parsing string: String) throws(PercentDecoding.Failure) { try self.init(parsing: Array(string.utf8)) }
+    public init(parsing string: String) throws(PercentDecoding.Failure) { try self.init(parsingBytes: ArraySlice(string.utf8)) }
 
     public subscript(key: String) -> String? { pairs.first { $0.key == key }?.value }
 

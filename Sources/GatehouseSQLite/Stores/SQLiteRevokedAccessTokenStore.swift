@@ -20,6 +20,14 @@ struct SQLiteRevokedAccessTokenStore: RevokedAccessTokenStore {
         }
     }
 
+    func isAnyRevoked(_ jtis: [String]) async throws -> Bool {
+        guard !jtis.isEmpty else { return false }
+        let list = (0..<jtis.count).map { _ in "?" }.joined(separator: ", ")
+        return try await pool.read { db in
+            try db.queryOne("SELECT 1 FROM revoked_access_tokens WHERE jti IN (\(list)) LIMIT 1", jtis) { _ in true } ?? false
+        }
+    }
+
     func purgeExpired(now: Date, limit: Int) async throws -> Int {
         try await pool.write { db in
             try db.run("""

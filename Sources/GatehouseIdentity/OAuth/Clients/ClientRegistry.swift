@@ -1,6 +1,7 @@
 import Foundation
 import GatehouseCrypto
 import GatehouseStore
+import Synchronization
 
 /// How a client proved who it is at the token, revocation or introspection endpoint.
 public enum ClientCredentials: Sendable, Equatable {
@@ -49,8 +50,11 @@ public struct ClientRegistry: Sendable {
                                                        "urn:ietf:params:oauth:grant-type:token-exchange"]
     let store: any OAuthClientStore
     let clock: IdentityClock
+    let cache: ClientCache
 
-    public init(store: any OAuthClientStore, clock: IdentityClock = .system) { self.store = store; self.clock = clock }
+    public init(store: any OAuthClientStore, clock: IdentityClock = .system, cacheLifetime: TimeInterval = 5) {
+        self.store = store; self.clock = clock; self.cache = ClientCache(lifetime: cacheLifetime)
+    }
 
     public enum RegistrationError: Error, Equatable, CustomStringConvertible {
         case invalid(String)
@@ -104,6 +108,7 @@ public struct ClientRegistry: Sendable {
         var updated = client
         updated.updatedAt = clock.now()
         try await store.update(updated)
+        cache.remove(updated.id)
     }
 
     func validate(_ registration: ClientRegistration) throws {
@@ -136,7 +141,7 @@ public struct ClientRegistry: Sendable {
     /// Checks the credentials a request presented. Public clients authenticate with `none`;
     /// confidential clients must present their secret, with the method they chose.
     public func authenticate(_ credentials: ClientCredentials) async throws -> OAuthClient {
-        guard let client = try await store.find(id: credentials.clientID) else {
+        guard let client = try await find(id: credentials.clientID) else {
             throw OAuthError.invalidClient("Unknown client or wrong credentials.")
         }
         switch (client.kind, credentials) {
@@ -154,5 +159,37 @@ public struct ClientRegistry: Sendable {
         }
     }
 
-    public func find(id: String) async throws -> OAuthClient? { try await store.find(id: id) }
+    /// A client by id, from a short-lived cache: every token request looks its client up, and clients
+    /// change rarely (an update reaches every process within `cacheLifetime`).
+    public func find(id: String) async throws -> OAuthClient? {
+        let now = clock.now()
+        if let cached = cache.get(id, now: now) { return cached }
+        let client = try await store.find(id: id)
+        if let client { cache.put(client, now: now) }
+        return client
+    }
+}
+
+/// Recently read clients, by id.
+final class ClientCache: Sendable {
+    let lifetime: TimeInterval
+    private let entries = Mutex<[String: (client: OAuthClient, at: Date)]>([:])
+
+    init(lifetime: TimeInterval) { self.lifetime = lifetime }
+
+    func get(_ id: String, now: Date) -> OAuthClient? {
+        entries.withLock { entries in
+            guard let entry = entries[id], now.timeIntervalSince(entry.at) < lifetime else { return nil }
+            return entry.client
+        }
+    }
+
+    func put(_ client: OAuthClient, now: Date) {
+        entries.withLock { entries in
+            if entries.count > 1_000 { entries.removeAll() }
+            entries[client.id] = (client, now)
+        }
+    }
+
+    func remove(_ id: String) { _ = entries.withLock { $0.removeValue(forKey: id) } }
 }

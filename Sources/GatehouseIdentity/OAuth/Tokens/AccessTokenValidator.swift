@@ -35,8 +35,8 @@ public final class AccessTokenValidator: Sendable {
     public func validate(_ token: String) async throws -> AccessTokenClaims? {
         let now = clock.now()
         guard let claims = try await verified(token, now: now), claims.expiresAt > now else { return nil }
-        if try await revoked.isRevoked(jti: claims.jti) { return nil }
-        if let family = claims.familyID, try await revoked.isRevoked(jti: Self.familyMarker(family)) { return nil }
+        let ids = [claims.jti] + (claims.familyID.map { [Self.familyMarker($0)] } ?? [])
+        if try await revoked.isAnyRevoked(ids) { return nil }
         return claims
     }
 

@@ -229,3 +229,23 @@ def test_usage_errors(gatehouse, tmp_path):
     for command in ("login", "token", "logout"):
         helped = cli(gatehouse, command, "--help")
         assert helped.returncode == 0 and "Usage: gatehouse " + command in helped.stdout
+
+
+def test_token_reports_an_ended_session(gatehouse, user, tmp_path):
+    """A refresh token revoked elsewhere: `token` says the session ended and forgets the sign-in."""
+    client_id = create_client(gatehouse, "--redirect-uri", "http://127.0.0.1/callback", "--first-party",
+                              "--grant", "password", "--grant", "refresh_token")
+    token_file = tmp_path / "tokens.json"
+    result = cli(gatehouse, "login", "--issuer", gatehouse.url, "--client-id", client_id, "--token-file", str(token_file),
+                 "--username", user, "--password-stdin", stdin=PASSWORD + "\n")
+    assert result.returncode == 0, result.stderr
+    saved = json.loads(token_file.read_text())
+    request = urllib.request.Request(gatehouse.url + "/oauth/revoke", method="POST", data=urllib.parse.urlencode(
+        {"token": saved["refreshToken"], "token_type_hint": "refresh_token", "client_id": client_id}).encode())
+    with urllib.request.urlopen(request, timeout=10) as response:
+        assert response.status == 200
+    saved["expiresAt"] = time.time() - 10
+    token_file.write_text(json.dumps(saved))
+    ended = cli(gatehouse, "token", "--token-file", str(token_file))
+    assert ended.returncode == 1 and "session has ended" in ended.stderr and ended.stdout == ""
+    assert not token_file.exists() and not (tmp_path / "tokens.provider.json").exists()

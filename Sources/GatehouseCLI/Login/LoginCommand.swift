@@ -90,7 +90,7 @@ enum LoginCommand: CLICommand {
         let callback = try await receiver.waitForCallback(path: "/callback", state: request.state, timeout: timeout)
         do {
             let state = AuthState(client: client, store: FileTokenStore(url: tokenFile))
-            let result = try await state.signIn(callbackURL: callback.url!, request: request)
+            let result = try await state.signIn(callbackURL: callback.url, request: request)
             try saved.save(tokenFile: tokenFile)
             callback.respond(status: 200, title: "Signed in", message: "You can close this window and return to the terminal.")
             report(result.idTokenClaims, issuer: saved.issuer, tokenFile: tokenFile)

@@ -82,11 +82,11 @@ struct LoopbackReceiver: Sendable {
                                 message: "This response does not belong to the sign-in in progress, so it was ignored.")
                 continue
             }
-            request.url = URL(string: "http://127.0.0.1:\(port)\(target)")
-            guard request.url != nil else {
+            guard let url = URL(string: "http://127.0.0.1:\(port)\(target)") else {
                 request.respond(status: 400, title: "Bad request", message: "The response address could not be read.")
                 continue
             }
+            request.url = url
             return request
         }
     }
@@ -96,8 +96,8 @@ struct LoopbackReceiver: Sendable {
 struct LoopbackRequest: Sendable {
     let descriptor: Int32
     let port: UInt16
-    /// The full callback URL, once the request matched.
-    var url: URL?
+    /// The full callback URL; set by the receiver before it hands a matching request over.
+    var url = URL(string: "http://127.0.0.1/")!
 
     init(descriptor: Int32, port: UInt16) {
         self.descriptor = descriptor

@@ -26,7 +26,13 @@ enum TokenCommand: CLICommand {
             }
             let state = AuthState(client: saved.client(transport: URLSessionTransport()), store: store)
             try await state.restore()
-            print(try await state.freshAccessToken())
+            do {
+                print(try await state.freshAccessToken())
+            } catch let error as AuthStateError {
+                // AuthState has removed the tokens (refresh refused, or expired with nothing to renew them).
+                SavedLogin.delete(tokenFile: tokenFile)
+                throw error
+            }
         } catch {
             throw LoginError(describeLoginFailure(error))
         }

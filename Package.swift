@@ -43,11 +43,13 @@ let package = Package(
             "GatehouseHTTP", "GatehouseHTTPServer", "GatehouseCrypto", "GatehouseStore", "GatehouseSQLite", "GatehousePostgres",
             "GatehouseIdentity", "GatehouseMail",
         ]),
-        .executableTarget(name: "GatehouseCLI", dependencies: ["GatehouseServer"]),
+        .executableTarget(name: "GatehouseCLI", dependencies: ["GatehouseServer", "GatehouseClient", "GatehouseClientOpenSSL"]),
 
         // MARK: Client SDK: Foundation only, no server target or C library (an iOS app builds just these)
         .target(name: "GatehouseClient", exclude: ["README.md"]),
         .target(name: "GatehouseClientApple", dependencies: ["GatehouseClient"], exclude: ["README.md"]),
+        // OpenSSL-backed ID-token signature verifier for Linux (kept out of the Foundation-only product)
+        .target(name: "GatehouseClientOpenSSL", dependencies: ["GatehouseClient", "GatehouseCrypto"]),
 
         // MARK: Provider simulator: faithful Apple/Google/GitHub stand-ins for tests and the demo mode
         .target(name: "GatehouseProviderSimulator", dependencies: ["GatehouseHTTP", "GatehouseCrypto"]),
@@ -66,6 +68,7 @@ let package = Package(
         .testTarget(name: "GatehouseStoreTests", dependencies: ["GatehouseStore", "GatehouseSQLite", "CSQLite", "GatehousePostgres", "CLibPQ"]),
         .testTarget(name: "GatehouseIdentityTests", dependencies: ["GatehouseIdentity", "GatehouseSQLite"]),
         .testTarget(name: "GatehouseClientTests", dependencies: ["GatehouseClient"]),
+        .testTarget(name: "GatehouseClientOpenSSLTests", dependencies: ["GatehouseClientOpenSSL", "GatehouseClient", "GatehouseCrypto"]),
         .testTarget(name: "GatehouseMailTests", dependencies: ["GatehouseMail", "GatehouseIdentity"], exclude: ["Fixtures"]),
         .testTarget(name: "GatehouseProviderSimulatorTests", dependencies: ["GatehouseProviderSimulator", "GatehouseHTTP", "GatehouseCrypto", "GatehouseTesting"]),
         .testTarget(name: "GatehouseServerTests", dependencies: [

@@ -5,6 +5,18 @@ import Testing
 @Suite("RevokedAccessTokenStore conformance")
 struct RevokedAccessTokenStoreTests {
     @Test(arguments: StoreBackends.all)
+    func anyOfSeveralIds(_ backend: StoreBackend) async throws {
+        try await withDatabase(backend) { db in
+            #expect(try await db.revokedAccessTokens.isAnyRevoked([]) == false)
+            #expect(try await db.revokedAccessTokens.isAnyRevoked(["a", "fid:f"]) == false)
+            try await db.revokedAccessTokens.revoke(jti: "fid:f", expiresAt: TestTime.at(300))
+            #expect(try await db.revokedAccessTokens.isAnyRevoked(["a", "fid:f"]))
+            #expect(try await db.revokedAccessTokens.isAnyRevoked(["fid:f"]))
+            #expect(try await db.revokedAccessTokens.isAnyRevoked(["a", "b"]) == false)
+        }
+    }
+
+    @Test(arguments: StoreBackends.all)
     func revokeIsIdempotent(_ backend: StoreBackend) async throws {
         try await withDatabase(backend) { db in
             #expect(try await db.revokedAccessTokens.isRevoked(jti: "j1") == false)

@@ -38,12 +38,15 @@ let package = Package(
         // MARK: Mail: the SMTP Mailer on libcurl
         .target(name: "GatehouseMail", dependencies: ["GatehouseIdentity", "CCurl"]),
 
+        // MARK: Providers: Apple, Google, GitHub and generic OIDC behind one protocol (no HTTP server, no routes)
+        .target(name: "GatehouseProviders", dependencies: ["GatehouseCrypto"]),
+
         // MARK: Server and CLI
         .target(name: "GatehouseServer", dependencies: [
             "GatehouseHTTP", "GatehouseHTTPServer", "GatehouseCrypto", "GatehouseStore", "GatehouseSQLite", "GatehousePostgres",
-            "GatehouseIdentity", "GatehouseMail",
+            "GatehouseIdentity", "GatehouseMail", "GatehouseProviders", "GatehouseProviderSimulator",
         ]),
-        .executableTarget(name: "GatehouseCLI", dependencies: ["GatehouseServer", "GatehouseClient", "GatehouseClientOpenSSL"]),
+        .executableTarget(name: "GatehouseCLI", dependencies: ["GatehouseServer", "GatehouseProviders", "GatehouseClient", "GatehouseClientOpenSSL"]),
 
         // MARK: Client SDK: Foundation only, no server target or C library (an iOS app builds just these)
         .target(name: "GatehouseClient", exclude: ["README.md"]),
@@ -73,6 +76,10 @@ let package = Package(
         .testTarget(name: "GatehouseProviderSimulatorTests", dependencies: ["GatehouseProviderSimulator", "GatehouseHTTP", "GatehouseCrypto", "GatehouseTesting"]),
         .testTarget(name: "GatehouseServerTests", dependencies: [
             "GatehouseServer", "GatehouseHTTP", "GatehouseTesting", "GatehouseStore", "GatehouseSQLite", "GatehouseIdentity", "GatehouseCrypto",
+        ]),
+        .testTarget(name: "GatehouseProvidersTests", dependencies: [
+            "GatehouseProviders", "GatehouseServer", "GatehouseProviderSimulator", "GatehouseHTTP", "GatehouseCrypto", "GatehouseTesting",
+            "GatehouseStore", "GatehouseSQLite", "GatehouseIdentity",
         ]),
     ],
     swiftLanguageModes: [.v6]

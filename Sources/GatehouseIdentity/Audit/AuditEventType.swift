@@ -16,4 +16,11 @@ public enum AuditEventType: String, Sendable, CaseIterable {
     case consentGranted = "consent.granted"
     case consentDenied = "consent.denied"
     case appAccessRevoked = "app.revoked"
+    // Upstream providers (Apple, Google, GitHub, OIDC)
+    case providerSignInFailed = "provider.sign_in_failed"
+    case identityLinked = "identity.linked"
+    case identityUnlinked = "identity.unlinked"
+    case providerNotification = "provider.notification"
+    case providerTokenRevoked = "provider.token_revoked"
+    case providerRevocationFailed = "provider.revocation_failed"
 }

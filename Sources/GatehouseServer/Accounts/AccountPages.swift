@@ -16,6 +16,8 @@ struct AccountPages: Sendable {
     let audit: AuditTrail
     let clock: IdentityClock
     let tokens: TokenService
+    /// Provider buttons, sign-in methods and deletion hooks (empty without providers).
+    var providers: ProviderPages = .none
     /// How recent a sign-in must be to delete the account without re-entering the password.
     let recentSignInWindow: TimeInterval = 5 * 60
 

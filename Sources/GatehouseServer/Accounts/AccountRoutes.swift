@@ -56,8 +56,10 @@ extension AccountPages {
             let form = try request.form()
             let recent = clock.now().timeIntervalSince(active.session.createdAt) < recentSignInWindow
             do {
+                let revoking = try await providers.tokensToRevoke(userId: active.user.id)
                 try await accounts.deleteAccount(userId: active.user.id, password: form["password"], recentlyAuthenticated: recent,
                                                  context: request.clientContext)
+                await providers.accountDeleted(revoking: revoking, userId: active.user.id, context: request.clientContext)
                 var response = Response.redirect(to: "/sign-in?signed_out=1")
                 response.setCookie(reader.cookies.clearSession)
                 return response
@@ -74,6 +76,8 @@ extension AccountPages {
         "password-changed": "Your password has changed. Every other session has ended.",
         "email-verified": "Your email address is confirmed.",
         "app-revoked": "The application no longer has access to your account.",
+        "identity-linked": "The sign-in method was added to your account.",
+        "identity-unlinked": "The sign-in method was removed from your account.",
     ]
 
     func signInRedirect(_ request: Request) -> Response {
@@ -104,12 +108,12 @@ extension AccountPages {
                 <button type="submit" class="secondary" aria-label="End this session">End</button></form></td></tr>
                 """
         }.joined(separator: "\n")
-        let methods = user.passwordHash != nil ? "<li>Password</li>" : ""
+        let methods = try await providers.methods(user: user, csrf: reader.token(for: web))
         let apps = try await authorizedApps(userId: user.id, csrf: csrf)
         return page("Your account", """
             \(PageLayout.notice(notice, kind: "info"))\(PageLayout.notice(error))
             <p><strong>\(h(user.displayName ?? user.email))</strong><br><span class="muted">\(h(user.email)) · \(user.emailVerified ? "confirmed" : "not confirmed yet")</span></p>
-            <h2>Sign-in methods</h2><ul id="methods">\(methods)</ul>
+            <h2>Sign-in methods</h2><ul id="methods">\(methods.items)</ul>\(methods.linkForms)
             <h2>Applications</h2>
             \(apps)
             <h2>Sessions</h2>

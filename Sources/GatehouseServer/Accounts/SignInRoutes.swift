@@ -57,6 +57,7 @@ extension AccountPages {
             <label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>
             <button type="submit">Sign in</button>
             </form>
+            \(providers.signInButtons(csrf: reader.token(for: web), returnTo: returnTo))
             <p><a href="/password/forgot">Forgot your password?</a> · <a href="/sign-up">Create an account</a></p>
             """, web: web, status: status)
     }

@@ -4,6 +4,7 @@ import GatehouseHTTP
 import GatehouseHTTPServer
 import GatehouseIdentity
 import GatehouseMail
+import GatehouseProviders
 import GatehouseStore
 
 /// The assembled application: routes, middleware and error pages over a request pipeline. Build it
@@ -15,13 +16,20 @@ public struct GatehouseApp: Sendable {
     public let databaseErrors: Counter
     public let log: ServerLog
     public let services: IdentityServices
+    /// The enabled sign-in providers (and the simulator in demo mode).
+    public let providers: ProviderRegistry
+    let providerRevocations: ProviderRevocationQueue
 
     /// - Parameters:
     ///   - readiness: overrides the database ping behind `/readyz` (tests).
     ///   - mailer: defaults to the log mailer.
+    ///   - wrapProviderTransport: wraps the transport to upstream providers (tests inject faults).
     public init(configuration: GatehouseConfiguration, database: any GatehouseDatabase, secrets: ServerSecrets,
                 log: ServerLog = ServerLog(), accessLogSink: AccessLogMiddleware.Sink? = nil, mailer: (any Mailer)? = nil,
-                clock: IdentityClock = .system, readiness: OperationsRoutes.ReadinessCheck? = nil) {
+                clock: IdentityClock = .system, readiness: OperationsRoutes.ReadinessCheck? = nil,
+                wrapProviderTransport: (@Sendable (any ProviderTransport) -> any ProviderTransport)? = nil) {
+        var configuration = configuration
+        let simulator = ProviderWiring.prepareDemo(&configuration, clock: clock, log: log)
         self.configuration = configuration
         self.log = log
         let metrics = HTTPMetrics()
@@ -34,15 +42,20 @@ public struct GatehouseApp: Sendable {
                                         databaseErrors: databaseErrors)
         self.services = services
         let layout = PageLayout(demo: configuration.demo)
+        let providerWiring = ProviderWiring(configuration: configuration, services: services, secrets: secrets, simulator: simulator,
+                                            wrapTransport: wrapProviderTransport, log: log)
+        providers = providerWiring.registry
+        providerRevocations = providerWiring.revocations
 
         var router = Router()
         OperationsRoutes(readiness: readiness ?? { try await database.ping() }, metrics: metrics,
                          databaseErrors: databaseErrors, log: log).register(into: &router)
         AssetRoutes.register(into: &router)
-        AccountPages(accounts: services.accounts, links: services.links, sessions: services.sessions,
-                     reader: services.webSessions, layout: layout, database: database, audit: services.audit,
-                     clock: services.clock, tokens: services.tokens)
-            .register(into: &router)
+        let accountPages = AccountPages(accounts: services.accounts, links: services.links, sessions: services.sessions,
+                                        reader: services.webSessions, layout: layout, database: database, audit: services.audit,
+                                        clock: services.clock, tokens: services.tokens, providers: providerWiring.pages)
+        accountPages.register(into: &router)
+        providerWiring.register(into: &router, accountPages: accountPages, services: services, publicBase: configuration.oauth.issuer)
         let origins = WebOriginCache(store: database.oauthClients)
         DiscoveryRoutes(settings: configuration.oauth, keys: services.keys, corsOrigins: { await origins.origins() })
             .register(into: &router)
@@ -68,6 +81,10 @@ public struct GatehouseApp: Sendable {
                                           ("error", String(describing: error))])
         })
     }
+
+    /// Retries provider token revocations that are due (Apple, after account deletion); call periodically.
+    @discardableResult
+    public func processProviderRevocations() async -> Int { await providerRevocations.processDue() }
 
     /// Handles one request in-process (tests).
     public func respond(to request: Request) async -> Response { await pipeline.respond(to: request) }

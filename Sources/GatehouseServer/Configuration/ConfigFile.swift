@@ -102,6 +102,10 @@ struct ConfigFile {
                 configuration.oauth.apiScopes = scopes
             }
         }
+        if let providers = root["providers"] {
+            configuration.providers = try ProvidersConfigParser.parse(providers, environment: environment,
+                                                                       baseDirectory: (path as NSString).deletingLastPathComponent)
+        }
         if let limits = try section("rate_limits", known: ["enabled"]) {
             guard let enabled = limits.values["enabled"] as? Bool, CFGetTypeIsBoolean(limits.values["enabled"] as Any) else {
                 throw ConfigurationError(key: "rate_limits.enabled", problem: "must be true or false")

@@ -24,6 +24,8 @@ public struct GatehouseConfiguration: Sendable {
     public var oauth: OAuthSettings
     /// Clients declared in the configuration file, registered (or updated) at start-up.
     public var clients: [ConfiguredClient] = []
+    /// Sign in with Apple, Google, GitHub and generic OIDC providers (the `providers` section).
+    public var providers = ProvidersConfiguration()
 
     public init(publicURL: URL, http: HTTPServerConfiguration, databaseURL: String, accessLog: Bool = true,
                 demo: Bool = false) {

@@ -1,0 +1,27 @@
+import GatehouseHTTP
+import GatehouseIdentity
+import GatehouseProviders
+import GatehouseStore
+
+/// What happens once a provider sign-in has resolved to a Gatehouse user — chosen by the flow's
+/// ``ProviderFlow/Platform``. The web signs this browser in; the native hand-off (F2) registers its own
+/// completion for `.native` (mint a single-use token bound to the app's verifier and redirect to the
+/// app's scheme) via ``ProviderRoutes/completions``. A platform without a completion cannot be started.
+protocol ProviderCompletion: Sendable {
+    func complete(user: User, ticket: ProviderFlowStore.Ticket, request: Request, web: WebSession) async throws -> Response
+}
+
+/// `platform=web`: a new session cookie in this browser (a new id at every sign-in), then 303 to the
+/// pending `return_to` — which may be an `/oauth/authorize` request waiting for this sign-in.
+struct WebSignInCompletion: ProviderCompletion {
+    let sessions: SessionService
+    let cookies: CookiePolicy
+
+    func complete(user: User, ticket: ProviderFlowStore.Ticket, request: Request, web: WebSession) async throws -> Response {
+        if let old = web.token { _ = try await sessions.end(token: old) }
+        let issued = try await sessions.start(userId: user.id, methods: [ticket.provider], context: request.clientContext)
+        var response = Response.redirect(to: ReturnPath.validated(ticket.flow.returnTo) ?? ReturnPath.fallback)
+        response.setCookie(cookies.sessionCookie(token: issued.token))
+        return response
+    }
+}

@@ -1,0 +1,68 @@
+import Foundation
+import GatehouseIdentity
+import GatehouseStore
+
+/// The provider parts of the account pages: sign-in buttons, the "Sign-in methods" list with link and
+/// unlink forms, and the hooks account deletion calls. Empty when no provider is enabled.
+struct ProviderPages: Sendable {
+    /// (id, label) per enabled provider, in button order.
+    let buttons: [(id: String, label: String)]
+    let database: (any GatehouseDatabase)?
+    let revocations: ProviderRevocationQueue?
+
+    static let none = ProviderPages(buttons: [], database: nil, revocations: nil)
+
+    func label(_ provider: String) -> String { buttons.first { $0.id == provider }?.label ?? provider }
+
+    /// One plain POST form per provider (no JavaScript), carrying the CSRF token and `return_to`.
+    func signInButtons(csrf: String, returnTo: String?) -> String {
+        guard !buttons.isEmpty else { return "" }
+        let forms = buttons.map { button in
+            """
+            <form method="post" action="/auth/\(h(button.id))" class="provider"><input type="hidden" name="csrf_token" value="\(h(csrf))">\
+            \(returnTo.map { #"<input type="hidden" name="return_to" value="\#(h($0))">"# } ?? "")\
+            <button type="submit" class="secondary">Sign in with \(h(button.label))</button></form>
+            """
+        }
+        return #"<div id="providers"><p class="muted">or</p>"# + forms.joined(separator: "\n") + "</div>"
+    }
+
+    /// The list items of "Sign-in methods" and the link forms for providers not linked yet.
+    func methods(user: User, csrf: String) async throws -> (items: String, linkForms: String) {
+        let identities = try await database?.externalIdentities.list(userId: user.id) ?? []
+        let count = identities.count + (user.passwordHash != nil ? 1 : 0)
+        var items = user.passwordHash != nil ? "<li>Password</li>" : ""
+        let token = #"<input type="hidden" name="csrf_token" value="\#(h(csrf))">"#
+        for identity in identities {
+            let detail = identity.email.map { " · " + h($0) } ?? ""
+            // The last way in cannot be removed: the user would lock themselves out.
+            let unlink = count > 1 ? """
+                <form method="post" action="/account/identities/unlink" class="inline">\(token)\
+                <input type="hidden" name="provider" value="\(h(identity.provider))"><input type="hidden" name="subject" value="\(h(identity.subject))">\
+                <button type="submit" class="link">Remove</button></form>
+                """ : ""
+            items += "<li data-provider=\"\(h(identity.provider))\">\(h(label(identity.provider)))<span class=\"muted\">\(detail)</span> \(unlink)</li>"
+        }
+        let linked = Set(identities.map(\.provider))
+        let forms = buttons.filter { !linked.contains($0.id) }.map { button in
+            """
+            <form method="post" action="/auth/\(h(button.id))/link" class="provider">\(token)\
+            <button type="submit" class="secondary">Link \(h(button.label))</button></form>
+            """
+        }.joined(separator: "\n")
+        return (items, forms)
+    }
+
+    /// Before an account is deleted: the provider tokens to revoke afterwards (its identities go with it).
+    func tokensToRevoke(userId: String) async throws -> [PendingRevocation] {
+        guard let revocations, let database else { return [] }
+        return try revocations.prepare(try await database.externalIdentities.list(userId: userId))
+    }
+
+    /// After the account is deleted: queue the revocations and try them at once (retried later on failure).
+    func accountDeleted(revoking pending: [PendingRevocation], userId: String, context: ClientContext) async {
+        guard let revocations, !pending.isEmpty else { return }
+        await revocations.enqueue(pending, userId: userId, context: context)
+        await revocations.processDue()
+    }
+}

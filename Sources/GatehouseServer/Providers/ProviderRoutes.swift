@@ -1,0 +1,175 @@
+import Foundation
+import GatehouseCrypto
+import GatehouseHTTP
+import GatehouseIdentity
+import GatehouseProviders
+import GatehouseStore
+
+/// F1: web sign-in with a provider. Per enabled provider `{id}`:
+///
+/// - `POST /auth/{id}` — start (CSRF-checked form from the sign-in page): flow state stored server-side,
+///   a browser-binding cookie set, 303 to the provider;
+/// - `POST /auth/{id}/link` — the same, for a signed-in user adding this method;
+/// - `GET|POST /auth/{id}/callback` — the provider's answer (Apple POSTs cross-site, so no cookies are
+///   needed here): the flow is consumed by `state`, the answer verified, and a finish ticket issued;
+/// - `GET /auth/{id}/finish?ticket=…` — first-party again (SameSite=Lax cookies present): checks the
+///   browser binding, links or signs in, and hands off to the completion for the flow's platform.
+///
+/// Every failure lands on the sign-in page with a plain message and an audit entry.
+struct ProviderRoutes: Sendable {
+    let registry: ProviderRegistry
+    let flows: ProviderFlowStore
+    let linker: ProviderAccountLinker
+    let pages: AccountPages
+    let revocations: ProviderRevocationQueue
+    /// Completion per platform; the native hand-off adds `.native`.
+    var completions: [ProviderFlow.Platform: any ProviderCompletion]
+    /// The public URL without a trailing slash (redirect URIs are built from it).
+    let publicBase: String
+
+    var reader: WebSessionReader { pages.reader }
+    var flowCookieName: String { reader.cookies.secure ? "__Host-gatehouse_flow" : "gatehouse_flow" }
+
+    func register(into router: inout Router) {
+        for provider in registry.providers {
+            let id = provider.id
+            router.post("/auth/\(id)") { request async throws in try await start(provider, request, link: false) }
+            router.post("/auth/\(id)/link") { request async throws in try await start(provider, request, link: true) }
+            router.get("/auth/\(id)/callback") { request async throws in try await callback(provider, request, request.query) }
+            router.post("/auth/\(id)/callback") { request async throws in
+                let form: URLEncodedForm
+                do { form = try request.form() } catch { form = URLEncodedForm() }
+                return try await callback(provider, request, form)
+            }
+            router.get("/auth/\(id)/finish") { request async throws in try await finish(provider, request) }
+        }
+        router.post("/account/identities/unlink") { request async throws in try await unlink(request) }
+    }
+
+    func redirectURI(_ id: String) -> String { publicBase + "/auth/\(id)/callback" }
+
+    // MARK: Start
+
+    func start(_ provider: any SignInProvider, _ request: Request, link: Bool) async throws -> Response {
+        let form = try request.form()
+        let web = try await reader.read(request)
+        try reader.requireCSRF(form, web)
+        var intent = ProviderFlow.Intent.signIn
+        if link {
+            guard let user = web.user else { throw HTTPError(.unauthorized, "Your session has ended. Sign in again.") }
+            intent = .link(userId: user.id)
+        }
+        let platform = try form["platform"].map { raw throws(HTTPError) in
+            guard let parsed = ProviderFlow.Platform(rawValue: raw) else { throw HTTPError(.badRequest, "platform must be web or native.") }
+            return parsed
+        } ?? .web
+        guard completions[platform] != nil else { throw HTTPError(.badRequest, "Signing in from the app is not available yet.") }
+        // One binding value per browser, reused across flows so two tabs do not invalidate each other.
+        let binding = request.cookies[flowCookieName].flatMap { $0.utf8.count == 43 ? $0 : nil } ?? SecureRandom.token(byteCount: 32)
+        let flow = ProviderFlow(provider: provider.id, intent: intent, platform: platform, redirectURI: redirectURI(provider.id),
+                                returnTo: link ? "/account" : ReturnPath.validated(form["return_to"]), browserBinding: SHA256.hex(binding))
+        let location: URL
+        do {
+            let state = try await flows.start(flow)
+            location = try await provider.authorizationURL(state: state, flow: flow)
+        } catch {
+            return await failure(Self.providerError(error), provider: provider.id, request: request, web: web, returnTo: flow.returnTo)
+        }
+        var response = Response.redirect(to: location.absoluteString)
+        response.setCookie(try SetCookie(name: flowCookieName, value: binding, maxAge: Int(ProviderFlowStore.flowLifetime), path: "/",
+                                         secure: reader.cookies.secure, httpOnly: true, sameSite: .lax))
+        return response
+    }
+
+    // MARK: Callback
+
+    func callback(_ provider: any SignInProvider, _ request: Request, _ parameters: URLEncodedForm) async throws -> Response {
+        var values: [String: String] = [:]
+        for (key, value) in parameters.pairs where values[key] == nil && key.utf8.count <= 64 && value.utf8.count <= 16_384 {
+            values[key] = value
+        }
+        let web = try await reader.read(request)
+        // The flow is spent by any callback carrying its state, success or not: a callback cannot be replayed.
+        guard let state = values["state"], let flow = try await flows.consume(state: state), flow.provider == provider.id else {
+            let error: ProviderError = values["state"] == nil && values["error"] != nil ? .cancelled : .invalidState
+            return await failure(error, provider: provider.id, request: request, web: web, returnTo: nil)
+        }
+        let profile: ExternalProfile
+        do { profile = try await provider.completeSignIn(callback: values, flow: flow) } catch {
+            return await failure(Self.providerError(error), provider: provider.id, request: request, web: web, returnTo: flow.returnTo)
+        }
+        let ticket = try await flows.issueTicket(flow: flow, profile: profile)
+        return .redirect(to: "/auth/\(provider.id)/finish?ticket=" + ticket)
+    }
+
+    // MARK: Finish
+
+    func finish(_ provider: any SignInProvider, _ request: Request) async throws -> Response {
+        let web = try await reader.read(request)
+        guard let value = request.query["ticket"], let ticket = try await flows.redeemTicket(value), ticket.provider == provider.id else {
+            return await failure(.invalidState, provider: provider.id, request: request, web: web, returnTo: nil)
+        }
+        // Only the browser that started the flow may finish it (no login CSRF, no linking into someone else's account).
+        guard let cookie = request.cookies[flowCookieName], let binding = ticket.flow.browserBinding,
+              ConstantTime.equals(SHA256.hex(cookie), binding) else {
+            return await failure(.invalidState, provider: provider.id, request: request, web: web, returnTo: ticket.flow.returnTo)
+        }
+        if provider.id == "apple" { await revocations.processDue() }
+        switch try await linker.resolve(ticket, signedInUserId: web.user?.id, context: request.clientContext) {
+        case .signIn(let user, _):
+            await pages.audit.record(.signInSucceeded, userId: user.id, context: request.clientContext, details: ["method": provider.id])
+            guard let completion = completions[ticket.flow.platform] else { throw HTTPError(.badRequest, "This sign-in cannot be completed here.") }
+            return try await completion.complete(user: user, ticket: ticket, request: request, web: web)
+        case .linked:
+            return .redirect(to: "/account?notice=identity-linked")
+        case .refused(let message, let reason, let userId, let email):
+            await pages.audit.record(.providerSignInFailed, userId: userId, context: request.clientContext,
+                                     details: ["provider": provider.id, "reason": reason])
+            return pages.signInPage(web: web, email: email ?? "", returnTo: ticket.flow.returnTo, error: message,
+                                    status: reason == "account_exists" ? .conflict : .badRequest)
+        }
+    }
+
+    // MARK: Unlink
+
+    func unlink(_ request: Request) async throws -> Response {
+        let (web, active) = try await pages.signedInForm(request)
+        let form = try request.form()
+        let database = pages.database
+        let identities = try await database.externalIdentities.list(userId: active.user.id)
+        guard let identity = identities.first(where: { $0.provider == form["provider"] && $0.subject == form["subject"] }) else {
+            throw HTTPError(.notFound, "That sign-in method is not linked to your account.")
+        }
+        guard identities.count + (active.user.passwordHash != nil ? 1 : 0) > 1 else {
+            return try await pages.accountPage(web: web, active: active, error: "This is your only way to sign in, so it cannot be removed. Add another method first.",
+                                               status: .conflict)
+        }
+        let pending = (try? revocations.prepare([identity])) ?? []
+        _ = try await database.externalIdentities.delete(provider: identity.provider, subject: identity.subject)
+        await pages.audit.record(.identityUnlinked, userId: active.user.id, context: request.clientContext, details: ["provider": identity.provider])
+        if !pending.isEmpty {
+            await revocations.enqueue(pending, userId: active.user.id, context: request.clientContext)
+            await revocations.processDue()
+        }
+        return .redirect(to: "/account?notice=identity-unlinked")
+    }
+
+    // MARK: Failures
+
+    /// The sign-in page with the error's message, and an audit entry; never a 500.
+    func failure(_ error: ProviderError, provider: String, request: Request, web: WebSession, returnTo: String?) async -> Response {
+        await pages.audit.record(.providerSignInFailed, userId: web.user?.id, context: request.clientContext,
+                                 details: ["provider": provider, "reason": error.auditReason])
+        let status: HTTPStatus = switch error {
+        case .unavailable, .timedOut, .misconfigured: .serviceUnavailable
+        default: .badRequest
+        }
+        return pages.signInPage(web: web, email: "", returnTo: returnTo, error: error.userMessage, status: status)
+    }
+
+    static func providerError(_ error: any Error) -> ProviderError {
+        if let error = error as? ProviderError { return error }
+        if error is CancellationError { return .timedOut }
+        return .unavailable(String(describing: error))
+    }
+}

@@ -1,0 +1,65 @@
+import Foundation
+import GatehouseCrypto
+import GatehouseHTTP
+import GatehouseIdentity
+import GatehouseProviderSimulator
+import GatehouseProviders
+
+/// Builds the provider side of the app from configuration: the transport (URLSession, the mounted
+/// simulator in demo mode, a time limit around both), the registry, the page parts and the routes.
+struct ProviderWiring: Sendable {
+    /// Lets tests wrap the transport (tampering, slowness, outages).
+    typealias TransportWrapper = @Sendable (any ProviderTransport) -> any ProviderTransport
+
+    let registry: ProviderRegistry
+    let pages: ProviderPages
+    let revocations: ProviderRevocationQueue
+    let flows: ProviderFlowStore
+    let configuration: ProvidersConfiguration
+
+    /// Demo mode fills in the simulated providers before anything else reads the configuration.
+    static func prepareDemo(_ configuration: inout GatehouseConfiguration, clock: IdentityClock, log: ServerLog) -> ProviderSimulator? {
+        guard configuration.demo else { return nil }
+        do { return try DemoProviders.setUp(&configuration, clock: clock.now) } catch {
+            log.error("provider simulator not started", [("error", String(describing: error))])
+            return nil
+        }
+    }
+
+    init(configuration: GatehouseConfiguration, services: IdentityServices, secrets: ServerSecrets, simulator: ProviderSimulator?,
+         wrapTransport: TransportWrapper?, log: ServerLog) {
+        var transport: any ProviderTransport = URLSessionProviderTransport(timeoutSeconds: configuration.providers.timeoutSeconds)
+        if let simulator {
+            transport = InProcessProviderTransport(base: simulator.configuration.baseURL,
+                                                   pipeline: RequestPipeline(router: simulator.makeRouter()), fallback: transport)
+        }
+        if let wrapTransport { transport = wrapTransport(transport) }
+        transport = TimeLimitedTransport(transport, timeout: .seconds(configuration.providers.timeoutSeconds))
+        registry = ProviderRegistry.build(configuration: configuration, transport: transport, simulator: simulator,
+                                          clock: services.clock.now, report: { log.error("provider configuration", [("problem", $0)]) })
+        // A key of its own for sealing provider tokens: independent of every other derived key.
+        let sealing = try! KeyEncryptionKey(bytes: secrets.derivedKey("provider-tokens"))
+        revocations = ProviderRevocationQueue(database: services.database, registry: registry, sealing: sealing, clock: services.clock,
+                                              audit: services.audit)
+        flows = ProviderFlowStore(store: services.database.flowStates, clock: services.clock, sealing: sealing)
+        let simulated = simulator != nil
+        pages = ProviderPages(buttons: registry.providers.map { ($0.id, $0.displayName + (simulated ? " (simulated)" : "")) },
+                              database: services.database, revocations: revocations)
+        self.configuration = configuration.providers
+    }
+
+    func register(into router: inout Router, accountPages: AccountPages, services: IdentityServices, publicBase: String) {
+        registry.simulator?.register(into: &router)
+        let providers = configuration
+        let linker = ProviderAccountLinker(database: services.database, clock: services.clock, audit: services.audit,
+                                           linkVerifiedEmails: providers.linkVerifiedEmails, displayName: { [pages] in pages.label($0) })
+        ProviderRoutes(registry: registry, flows: flows, linker: linker, pages: accountPages, revocations: revocations,
+                       completions: [.web: WebSignInCompletion(sessions: services.sessions, cookies: services.webSessions.cookies)],
+                       publicBase: publicBase).register(into: &router)
+        if let apple = registry.apple {
+            AppleNotificationRoutes(apple: apple, database: services.database, sessions: services.sessions, accounts: services.accounts,
+                                    audit: services.audit, clock: services.clock, accountDeletion: providers.appleAccountDeletion,
+                                    revocations: revocations).register(into: &router)
+        }
+    }
+}

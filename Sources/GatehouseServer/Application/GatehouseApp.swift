@@ -56,6 +56,10 @@ public struct GatehouseApp: Sendable {
                                         clock: services.clock, tokens: services.tokens, providers: providerWiring.pages)
         accountPages.register(into: &router)
         providerWiring.register(into: &router, accountPages: accountPages, services: services, publicBase: configuration.oauth.issuer)
+        NativeRoutes(apps: NativeAppDirectory(registry: services.tokens.registry), handoffs: services.handoffs, sessions: services.sessions,
+                     reader: services.webSessions, layout: layout, audit: services.audit, database: database,
+                     pathConfiguration: PathConfiguration(rules: configuration.nativePathRules),
+                     enabledProviders: providerWiring.registry.providers.map(\.id)).register(into: &router)
         let origins = WebOriginCache(store: database.oauthClients)
         DiscoveryRoutes(settings: configuration.oauth, keys: services.keys, corsOrigins: { await origins.origins() })
             .register(into: &router)

@@ -16,6 +16,7 @@ public struct IdentityServices: Sendable {
     public let keys: SigningKeyRing
     public let tokens: TokenService
     public let authorization: AuthorizationService
+    public let handoffs: HandoffTokens
     let webSessions: WebSessionReader
 
     init(configuration: GatehouseConfiguration, database: any GatehouseDatabase, secrets: ServerSecrets,
@@ -38,6 +39,7 @@ public struct IdentityServices: Sendable {
                            audit: audit, clock: clock, absoluteURL: { publicURL + $0 })
         tokens = TokenService(database: database, settings: configuration.oauth, keys: keys, accounts: accounts, audit: audit,
                               clock: clock)
+        handoffs = HandoffTokens(store: database.oneTimeTokens, clock: clock)
         authorization = AuthorizationService(database: database, settings: configuration.oauth, clock: clock)
         webSessions = WebSessionReader(sessions: sessions,
                                        cookies: CookiePolicy(publicURL: configuration.publicURL,

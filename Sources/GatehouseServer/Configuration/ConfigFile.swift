@@ -106,6 +106,9 @@ struct ConfigFile {
             configuration.providers = try ProvidersConfigParser.parse(providers, environment: environment,
                                                                        baseDirectory: (path as NSString).deletingLastPathComponent)
         }
+        if let native = try section("native", known: ["path_rules"]), let rules = native.values["path_rules"] {
+            configuration.nativePathRules = try PathConfiguration.parse(rules)
+        }
         if let limits = try section("rate_limits", known: ["enabled"]) {
             guard let enabled = limits.values["enabled"] as? Bool, CFGetTypeIsBoolean(limits.values["enabled"] as Any) else {
                 throw ConfigurationError(key: "rate_limits.enabled", problem: "must be true or false")

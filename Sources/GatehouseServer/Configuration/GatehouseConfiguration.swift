@@ -24,6 +24,8 @@ public struct GatehouseConfiguration: Sendable {
     public var oauth: OAuthSettings
     /// Clients declared in the configuration file, registered (or updated) at start-up.
     public var clients: [ConfiguredClient] = []
+    /// Extra Hotwire Native path-configuration rules (`native.path_rules`), before Gatehouse's own.
+    var nativePathRules: [PathConfiguration.Rule] = []
     /// Sign in with Apple, Google, GitHub and generic OIDC providers (the `providers` section).
     public var providers = ProvidersConfiguration()
 

@@ -8,7 +8,13 @@ import GatehouseStore
 /// completion for `.native` (mint a single-use token bound to the app's verifier and redirect to the
 /// app's scheme) via ``ProviderRoutes/completions``. A platform without a completion cannot be started.
 protocol ProviderCompletion: Sendable {
+    /// Checks the start form's platform-specific fields and returns what the flow must carry to the end.
+    func prepare(_ form: URLEncodedForm) async throws -> [String: String]?
     func complete(user: User, ticket: ProviderFlowStore.Ticket, request: Request, web: WebSession) async throws -> Response
+}
+
+extension ProviderCompletion {
+    func prepare(_ form: URLEncodedForm) async throws -> [String: String]? { nil }
 }
 
 /// `platform=web`: a new session cookie in this browser (a new id at every sign-in), then 303 to the

@@ -63,11 +63,13 @@ struct ProviderRoutes: Sendable {
             guard let parsed = ProviderFlow.Platform(rawValue: raw) else { throw HTTPError(.badRequest, "platform must be web or native.") }
             return parsed
         } ?? .web
-        guard completions[platform] != nil else { throw HTTPError(.badRequest, "Signing in from the app is not available yet.") }
+        guard let completion = completions[platform] else { throw HTTPError(.badRequest, "Signing in from the app is not available yet.") }
+        let native = try await completion.prepare(form)
         // One binding value per browser, reused across flows so two tabs do not invalidate each other.
         let binding = request.cookies[flowCookieName].flatMap { $0.utf8.count == 43 ? $0 : nil } ?? SecureRandom.token(byteCount: 32)
         let flow = ProviderFlow(provider: provider.id, intent: intent, platform: platform, redirectURI: redirectURI(provider.id),
-                                returnTo: link ? "/account" : ReturnPath.validated(form["return_to"]), browserBinding: SHA256.hex(binding))
+                                returnTo: link ? "/account" : ReturnPath.validated(form["return_to"]), browserBinding: SHA256.hex(binding),
+                                native: native)
         let location: URL
         do {
             let state = try await flows.start(flow)

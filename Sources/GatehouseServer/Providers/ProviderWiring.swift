@@ -54,7 +54,9 @@ struct ProviderWiring: Sendable {
         let linker = ProviderAccountLinker(database: services.database, clock: services.clock, audit: services.audit,
                                            linkVerifiedEmails: providers.linkVerifiedEmails, displayName: { [pages] in pages.label($0) })
         ProviderRoutes(registry: registry, flows: flows, linker: linker, pages: accountPages, revocations: revocations,
-                       completions: [.web: WebSignInCompletion(sessions: services.sessions, cookies: services.webSessions.cookies)],
+                       completions: [.web: WebSignInCompletion(sessions: services.sessions, cookies: services.webSessions.cookies),
+                                     .native: NativeHandoffCompletion(apps: NativeAppDirectory(registry: services.tokens.registry),
+                                                                      handoffs: services.handoffs)],
                        publicBase: publicBase).register(into: &router)
         if let apple = registry.apple {
             AppleNotificationRoutes(apple: apple, database: services.database, sessions: services.sessions, accounts: services.accounts,

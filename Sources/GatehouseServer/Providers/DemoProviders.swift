@@ -54,7 +54,9 @@ public struct InProcessProviderTransport: ProviderTransport {
     public func send(_ request: ProviderHTTPRequest) async throws -> ProviderHTTPResponse {
         let text = request.url.absoluteString
         guard text.hasPrefix(base + "/") else { return try await fallback.send(request) }
-        let target = String(text.dropFirst(base.count))
+        // The simulator's routes include its mount prefix: keep the whole path, drop only the origin.
+        let components = URLComponents(url: request.url, resolvingAgainstBaseURL: false)
+        let target = (components?.percentEncodedPath ?? "/") + (components?.percentEncodedQuery.map { "?" + $0 } ?? "")
         var headers = HTTPHeaders()
         for (name, value) in request.headers { headers.set(name, value) }
         let method = HTTPMethod(request.method)

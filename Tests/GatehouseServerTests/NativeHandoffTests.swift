@@ -37,9 +37,6 @@ import Testing
         var location = response.headers["Location"] ?? ""
         // The simulated Google picker: GET the authorize URL, POST its form back with an account.
         let authorize = try await browser.get(String(location.dropFirst(base.count)))
-        if authorize.text.firstMatch(of: /action="([^"]+)"/) == nil {
-            Issue.record("start answered \(response.status) \(response.text.split(separator: "notice error").last?.prefix(300) ?? "")")
-        }
         let action = try #require(authorize.text.firstMatch(of: /action="([^"]+)"/).map { String($0.1) })
         var picker: [(String, String)] = [("email", email), ("name", "Native User"), ("action", "allow")]
         for match in authorize.text.matches(of: /<input type="hidden" name="([^"]+)" value="([^"]*)"/) {

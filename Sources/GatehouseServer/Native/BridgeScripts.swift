@@ -48,7 +48,8 @@ enum BridgeScripts {
 
     export async function startNativeSignIn(form) {
       const provider = form.dataset.provider || form.getAttribute("action").split("/")[2];
-      const app = document.documentElement.dataset.nativeApp || form.dataset.app;
+      // The app names itself in its user agent ("Gatehouse-App/<client_id>"), or the page says which app it is for.
+      const app = (userAgent.match(/Gatehouse-App\/([A-Za-z0-9._-]+)/) || [])[1] || document.documentElement.dataset.nativeApp || form.dataset.app;
       const { verifier, challenge } = await makeVerifier();
       sessionStorage.setItem("gatehouse.verifier", verifier);
       const returnTo = (form.querySelector('input[name="return_to"]') || {}).value || "";

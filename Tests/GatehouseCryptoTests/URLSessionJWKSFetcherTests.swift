@@ -65,7 +65,8 @@ final class CannedHTTPServer: Sendable {
             "/broken": CannedHTTPServer.response(status: "500 Internal Server Error"),
         ])
         defer { server.stop() }
-        let fetcher = URLSessionJWKSFetcher(timeoutSeconds: 2)
+        // Generous: a timeout racing the redirect callback trips a FoundationNetworking assertion on a loaded machine.
+        let fetcher = URLSessionJWKSFetcher(timeoutSeconds: 15)
 
         let (body, maxAge) = try await fetcher.fetch(server.url("/jwks"))
         #expect(maxAge == 21600)

@@ -77,7 +77,8 @@ final class SMTPSink {
 
         // The sink writes its port only once it is listening, so the port then accepts connections.
         let portFile = directory.appendingPathComponent("port")
-        let deadline = ContinuousClock.now + .seconds(15)
+        // Generous: on a loaded 2-core machine a Python start with aiosmtpd can take many seconds.
+        let deadline = ContinuousClock.now + .seconds(90)
         while ContinuousClock.now < deadline {
             if let text = try? String(contentsOf: portFile, encoding: .utf8), let port = Int(text) {
                 return SMTPSink(port: port, directory: directory, process: process, lifeline: lifeline)

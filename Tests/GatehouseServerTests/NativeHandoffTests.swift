@@ -24,7 +24,7 @@ import Testing
 
     /// Follows a browser through start → Google (simulated picker) → callback → finish; returns the final Location.
     static func systemBrowserSignIn(_ gatehouse: TestGatehouse, app: String = "demo-native", challenge: String,
-                                    email: String = "native@example.com", returnTo: String? = nil) async throws -> String {
+                                    email: String = "native@example.com", returnTo: String? = nil, cancel: Bool = false) async throws -> String {
         let browser = gatehouse.browser(ip: "198.51.100.20")
         var start = "/native/start?provider=google&app=\(app)&challenge=\(challenge)"
         if let returnTo { start += "&return_to=" + PercentDecoding.encode(returnTo) }
@@ -38,7 +38,7 @@ import Testing
         // The simulated Google picker: GET the authorize URL, POST its form back with an account.
         let authorize = try await browser.get(String(location.dropFirst(base.count)))
         let action = try #require(authorize.text.firstMatch(of: /action="([^"]+)"/).map { String($0.1) })
-        var picker: [(String, String)] = [("email", email), ("name", "Native User"), ("action", "allow")]
+        var picker: [(String, String)] = [("email", email), ("name", "Native User"), ("action", cancel ? "cancel" : "allow")]
         for match in authorize.text.matches(of: /<input type="hidden" name="([^"]+)" value="([^"]*)"/) {
             picker.append((String(match.1), String(match.2).replacingOccurrences(of: "&amp;", with: "&")))
         }
@@ -125,6 +125,14 @@ import Testing
         let direct = try await browser.post("/auth/google", [("csrf_token", csrf), ("platform", "native"), ("app", "evil-app"),
                                                              ("challenge", PKCE.challenge(for: verifier))])
         #expect(direct.status == 400)
+    }
+
+    @Test func aFailedNativeSignInIsReportedToTheApp() async throws {
+        let gatehouse = try await Self.gatehouse()
+        let callback = try await Self.systemBrowserSignIn(gatehouse, challenge: PKCE.challenge(for: PKCE.generateVerifier()), cancel: true)
+        #expect(callback.hasPrefix("demoapp://auth-callback?error="), "the app learns the sign-in failed: \(callback)")
+        #expect(callback.contains("error_description=") && !callback.contains("token="))
+        #expect(try await gatehouse.database.users.count() == 0)
     }
 
     @Test func offOriginReturnToIsDropped() async throws {

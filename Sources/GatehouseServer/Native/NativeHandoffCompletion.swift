@@ -1,5 +1,6 @@
 import GatehouseHTTP
 import GatehouseIdentity
+import GatehouseProviders
 import GatehouseStore
 
 /// Looks native apps up among the registered clients.
@@ -26,6 +27,13 @@ struct NativeHandoffCompletion: ProviderCompletion {
             throw HTTPError(.badRequest, "The challenge must be the base64url SHA-256 of the app's verifier.")
         }
         return ["app": app.clientID, "challenge": challenge]
+    }
+
+    func fail(reason: String, message: String, flow: ProviderFlow) async -> Response? {
+        guard let app = try? await apps.app(flow.native?["app"]) else { return nil }
+        var response = Response.redirect(to: app.callbackURL([("error", reason), ("error_description", message)]))
+        response.headers.set("Cache-Control", "no-store")
+        return response
     }
 
     func complete(user: User, ticket: ProviderFlowStore.Ticket, request: Request, web: WebSession) async throws -> Response {

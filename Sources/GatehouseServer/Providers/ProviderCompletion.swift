@@ -11,10 +11,13 @@ protocol ProviderCompletion: Sendable {
     /// Checks the start form's platform-specific fields and returns what the flow must carry to the end.
     func prepare(_ form: URLEncodedForm) async throws -> [String: String]?
     func complete(user: User, ticket: ProviderFlowStore.Ticket, request: Request, web: WebSession) async throws -> Response
+    /// Where a failed flow of this platform ends; nil means the sign-in page.
+    func fail(reason: String, message: String, flow: ProviderFlow) async -> Response?
 }
 
 extension ProviderCompletion {
     func prepare(_ form: URLEncodedForm) async throws -> [String: String]? { nil }
+    func fail(reason: String, message: String, flow: ProviderFlow) async -> Response? { nil }
 }
 
 /// `platform=web`: a new session cookie in this browser (a new id at every sign-in), then 303 to the

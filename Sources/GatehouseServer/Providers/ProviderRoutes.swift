@@ -98,7 +98,8 @@ struct ProviderRoutes: Sendable {
         }
         let profile: ExternalProfile
         do { profile = try await provider.completeSignIn(callback: values, flow: flow) } catch {
-            return await failure(Self.providerError(error), provider: provider.id, request: request, web: web, returnTo: flow.returnTo)
+            return await failure(Self.providerError(error), provider: provider.id, request: request, web: web, returnTo: flow.returnTo,
+                                 flow: flow)
         }
         let ticket = try await flows.issueTicket(flow: flow, profile: profile)
         return .redirect(to: "/auth/\(provider.id)/finish?ticket=" + ticket)
@@ -114,7 +115,8 @@ struct ProviderRoutes: Sendable {
         // Only the browser that started the flow may finish it (no login CSRF, no linking into someone else's account).
         guard let cookie = request.cookies[flowCookieName], let binding = ticket.flow.browserBinding,
               ConstantTime.equals(SHA256.hex(cookie), binding) else {
-            return await failure(.invalidState, provider: provider.id, request: request, web: web, returnTo: ticket.flow.returnTo)
+            return await failure(.invalidState, provider: provider.id, request: request, web: web, returnTo: ticket.flow.returnTo,
+                                 flow: ticket.flow)
         }
         if provider.id == "apple" { await revocations.processDue() }
         switch try await linker.resolve(ticket, signedInUserId: web.user?.id, context: request.clientContext) {
@@ -159,9 +161,15 @@ struct ProviderRoutes: Sendable {
     // MARK: Failures
 
     /// The sign-in page with the error's message, and an audit entry; never a 500.
-    func failure(_ error: ProviderError, provider: String, request: Request, web: WebSession, returnTo: String?) async -> Response {
+    func failure(_ error: ProviderError, provider: String, request: Request, web: WebSession, returnTo: String?,
+                 flow: ProviderFlow? = nil) async -> Response {
         await pages.audit.record(.providerSignInFailed, userId: web.user?.id, context: request.clientContext,
                                  details: ["provider": provider, "reason": error.auditReason])
+        // A native flow reports back to the app (which closes the system browser and shows the message).
+        if let flow, let completion = completions[flow.platform],
+           let response = await completion.fail(reason: error.auditReason, message: error.userMessage, flow: flow) {
+            return response
+        }
         let status: HTTPStatus = switch error {
         case .unavailable, .timedOut, .misconfigured: .serviceUnavailable
         default: .badRequest

@@ -16,7 +16,7 @@ struct PostgresAuthorizationCodeStore: AuthorizationCodeStore {
                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
                 """, [
                 code.hash, code.clientId, code.userId, code.redirectURI, code.scope, code.nonce, code.codeChallenge,
-                code.authTime, PostgresStringList.encode(code.authMethods), code.createdAt, code.expiresAt, code.usedAt,
+                code.authTime, StoredStringList.encode(code.authMethods), code.createdAt, code.expiresAt, code.usedAt,
                 code.issuedFamilyId,
             ])
         }
@@ -62,7 +62,7 @@ struct PostgresAuthorizationCodeStore: AuthorizationCodeStore {
         AuthorizationCode(
             hash: TokenHash(row.blob(0)), clientId: row.text(1), userId: row.text(2), redirectURI: row.text(3),
             scope: row.text(4), nonce: row.optionalText(5), codeChallenge: row.optionalText(6), authTime: row.date(7),
-            authMethods: try PostgresStringList.decode(row.text(8), column: "auth_methods"), createdAt: row.date(9),
+            authMethods: try StoredStringList.decode(row.text(8), column: "auth_methods", backend: "postgres"), createdAt: row.date(9),
             expiresAt: row.date(10), usedAt: row.optionalDate(11), issuedFamilyId: row.optionalText(12))
     }
 }

@@ -11,7 +11,7 @@ struct PostgresConsentStore: ConsentStore {
             try db.run("""
                 INSERT INTO consents (\(Self.columns)) VALUES ($1, $2, $3, $4)
                 ON CONFLICT (user_id, client_id) DO UPDATE SET scopes = excluded.scopes, granted_at = excluded.granted_at
-                """, [consent.userId, consent.clientId, PostgresStringList.encode(consent.scopes), consent.grantedAt])
+                """, [consent.userId, consent.clientId, StoredStringList.encode(consent.scopes), consent.grantedAt])
         }
     }
 
@@ -37,6 +37,6 @@ struct PostgresConsentStore: ConsentStore {
 
     private static func decode(_ row: PostgresRow) throws -> Consent {
         Consent(userId: row.text(0), clientId: row.text(1),
-                scopes: try PostgresStringList.decode(row.text(2), column: "scopes"), grantedAt: row.date(3))
+                scopes: try StoredStringList.decode(row.text(2), column: "scopes", backend: "postgres"), grantedAt: row.date(3))
     }
 }

@@ -52,9 +52,9 @@ struct PostgresOAuthClientStore: OAuthClientStore {
     private static func values(of client: OAuthClient) -> [any PostgresBindable] {
         [
             client.id, client.name, client.kind.rawValue, client.secretHash,
-            PostgresStringList.encode(client.redirectURIs), PostgresStringList.encode(client.postLogoutRedirectURIs),
-            PostgresStringList.encode(client.grantTypes), PostgresStringList.encode(client.scopes),
-            client.firstParty, client.allowLocalhost, PostgresStringList.encode(client.webOrigins), client.metadata,
+            StoredStringList.encode(client.redirectURIs), StoredStringList.encode(client.postLogoutRedirectURIs),
+            StoredStringList.encode(client.grantTypes), StoredStringList.encode(client.scopes),
+            client.firstParty, client.allowLocalhost, StoredStringList.encode(client.webOrigins), client.metadata,
             client.createdAt, client.updatedAt,
         ]
     }
@@ -65,12 +65,12 @@ struct PostgresOAuthClientStore: OAuthClientStore {
         }
         return OAuthClient(
             id: row.text(0), name: row.text(1), kind: kind, secretHash: row.optionalText(3),
-            redirectURIs: try PostgresStringList.decode(row.text(4), column: "redirect_uris"),
-            postLogoutRedirectURIs: try PostgresStringList.decode(row.text(5), column: "post_logout_redirect_uris"),
-            grantTypes: try PostgresStringList.decode(row.text(6), column: "grant_types"),
-            scopes: try PostgresStringList.decode(row.text(7), column: "scopes"),
+            redirectURIs: try StoredStringList.decode(row.text(4), column: "redirect_uris", backend: "postgres"),
+            postLogoutRedirectURIs: try StoredStringList.decode(row.text(5), column: "post_logout_redirect_uris", backend: "postgres"),
+            grantTypes: try StoredStringList.decode(row.text(6), column: "grant_types", backend: "postgres"),
+            scopes: try StoredStringList.decode(row.text(7), column: "scopes", backend: "postgres"),
             firstParty: row.bool(8), allowLocalhost: row.bool(9),
-            webOrigins: try PostgresStringList.decode(row.text(10), column: "web_origins"),
+            webOrigins: try StoredStringList.decode(row.text(10), column: "web_origins", backend: "postgres"),
             metadata: row.text(11), createdAt: row.date(12), updatedAt: row.date(13))
     }
 }

@@ -126,7 +126,7 @@ struct PostgresRefreshTokenStore: RefreshTokenStore {
     private static func insert(_ token: RefreshToken, _ db: PostgresConnection) throws {
         try db.run("INSERT INTO refresh_tokens (\(columns)) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)", [
             token.hash, token.familyId, token.clientId, token.userId, token.scope, token.authTime,
-            PostgresStringList.encode(token.authMethods), token.createdAt, token.expiresAt, token.rotatedAt,
+            StoredStringList.encode(token.authMethods), token.createdAt, token.expiresAt, token.rotatedAt,
             token.revokedAt,
         ])
     }
@@ -143,7 +143,7 @@ struct PostgresRefreshTokenStore: RefreshTokenStore {
         RefreshToken(
             hash: TokenHash(row.blob(0)), familyId: row.text(1), clientId: row.text(2), userId: row.text(3),
             scope: row.text(4), authTime: row.date(5),
-            authMethods: try PostgresStringList.decode(row.text(6), column: "auth_methods"), createdAt: row.date(7),
+            authMethods: try StoredStringList.decode(row.text(6), column: "auth_methods", backend: "postgres"), createdAt: row.date(7),
             expiresAt: row.date(8), rotatedAt: row.optionalDate(9), revokedAt: row.optionalDate(10))
     }
 }

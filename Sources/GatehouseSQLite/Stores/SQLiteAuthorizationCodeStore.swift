@@ -13,7 +13,7 @@ struct SQLiteAuthorizationCodeStore: AuthorizationCodeStore {
         _ = try await pool.write { db in
             try db.run("INSERT INTO authorization_codes (\(Self.columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", [
                 code.hash, code.clientId, code.userId, code.redirectURI, code.scope, code.nonce, code.codeChallenge,
-                code.authTime, SQLiteStringList.encode(code.authMethods), code.createdAt, code.expiresAt, code.usedAt,
+                code.authTime, StoredStringList.encode(code.authMethods), code.createdAt, code.expiresAt, code.usedAt,
                 code.issuedFamilyId,
             ])
         }
@@ -58,7 +58,7 @@ struct SQLiteAuthorizationCodeStore: AuthorizationCodeStore {
         AuthorizationCode(
             hash: TokenHash(row.blob(0)), clientId: row.text(1), userId: row.text(2), redirectURI: row.text(3),
             scope: row.text(4), nonce: row.optionalText(5), codeChallenge: row.optionalText(6), authTime: row.date(7),
-            authMethods: try SQLiteStringList.decode(row.text(8), column: "auth_methods"), createdAt: row.date(9),
+            authMethods: try StoredStringList.decode(row.text(8), column: "auth_methods", backend: "sqlite"), createdAt: row.date(9),
             expiresAt: row.date(10), usedAt: row.optionalDate(11), issuedFamilyId: row.optionalText(12))
     }
 }

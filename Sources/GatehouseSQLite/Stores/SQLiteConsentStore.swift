@@ -11,7 +11,7 @@ struct SQLiteConsentStore: ConsentStore {
             try db.run("""
                 INSERT INTO consents (\(Self.columns)) VALUES (?, ?, ?, ?)
                 ON CONFLICT (user_id, client_id) DO UPDATE SET scopes = excluded.scopes, granted_at = excluded.granted_at
-                """, [consent.userId, consent.clientId, SQLiteStringList.encode(consent.scopes), consent.grantedAt])
+                """, [consent.userId, consent.clientId, StoredStringList.encode(consent.scopes), consent.grantedAt])
         }
     }
 
@@ -36,6 +36,6 @@ struct SQLiteConsentStore: ConsentStore {
 
     private static func decode(_ row: SQLiteRow) throws -> Consent {
         Consent(userId: row.text(0), clientId: row.text(1),
-                scopes: try SQLiteStringList.decode(row.text(2), column: "scopes"), grantedAt: row.date(3))
+                scopes: try StoredStringList.decode(row.text(2), column: "scopes", backend: "sqlite"), grantedAt: row.date(3))
     }
 }

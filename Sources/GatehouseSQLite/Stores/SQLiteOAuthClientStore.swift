@@ -51,9 +51,9 @@ struct SQLiteOAuthClientStore: OAuthClientStore {
     private static func values(of client: OAuthClient) -> [any SQLiteBindable] {
         [
             client.id, client.name, client.kind.rawValue, client.secretHash,
-            SQLiteStringList.encode(client.redirectURIs), SQLiteStringList.encode(client.postLogoutRedirectURIs),
-            SQLiteStringList.encode(client.grantTypes), SQLiteStringList.encode(client.scopes),
-            client.firstParty, client.allowLocalhost, SQLiteStringList.encode(client.webOrigins), client.metadata,
+            StoredStringList.encode(client.redirectURIs), StoredStringList.encode(client.postLogoutRedirectURIs),
+            StoredStringList.encode(client.grantTypes), StoredStringList.encode(client.scopes),
+            client.firstParty, client.allowLocalhost, StoredStringList.encode(client.webOrigins), client.metadata,
             client.createdAt, client.updatedAt,
         ]
     }
@@ -64,12 +64,12 @@ struct SQLiteOAuthClientStore: OAuthClientStore {
         }
         return OAuthClient(
             id: row.text(0), name: row.text(1), kind: kind, secretHash: row.optionalText(3),
-            redirectURIs: try SQLiteStringList.decode(row.text(4), column: "redirect_uris"),
-            postLogoutRedirectURIs: try SQLiteStringList.decode(row.text(5), column: "post_logout_redirect_uris"),
-            grantTypes: try SQLiteStringList.decode(row.text(6), column: "grant_types"),
-            scopes: try SQLiteStringList.decode(row.text(7), column: "scopes"),
+            redirectURIs: try StoredStringList.decode(row.text(4), column: "redirect_uris", backend: "sqlite"),
+            postLogoutRedirectURIs: try StoredStringList.decode(row.text(5), column: "post_logout_redirect_uris", backend: "sqlite"),
+            grantTypes: try StoredStringList.decode(row.text(6), column: "grant_types", backend: "sqlite"),
+            scopes: try StoredStringList.decode(row.text(7), column: "scopes", backend: "sqlite"),
             firstParty: row.bool(8), allowLocalhost: row.bool(9),
-            webOrigins: try SQLiteStringList.decode(row.text(10), column: "web_origins"),
+            webOrigins: try StoredStringList.decode(row.text(10), column: "web_origins", backend: "sqlite"),
             metadata: row.text(11), createdAt: row.date(12), updatedAt: row.date(13))
     }
 }

@@ -124,7 +124,7 @@ struct SQLiteRefreshTokenStore: RefreshTokenStore {
     private static func insert(_ token: RefreshToken, _ db: SQLiteConnection) throws {
         try db.run("INSERT INTO refresh_tokens (\(columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", [
             token.hash, token.familyId, token.clientId, token.userId, token.scope, token.authTime,
-            SQLiteStringList.encode(token.authMethods), token.createdAt, token.expiresAt, token.rotatedAt,
+            StoredStringList.encode(token.authMethods), token.createdAt, token.expiresAt, token.rotatedAt,
             token.revokedAt,
         ])
     }
@@ -141,7 +141,7 @@ struct SQLiteRefreshTokenStore: RefreshTokenStore {
         RefreshToken(
             hash: TokenHash(row.blob(0)), familyId: row.text(1), clientId: row.text(2), userId: row.text(3),
             scope: row.text(4), authTime: row.date(5),
-            authMethods: try SQLiteStringList.decode(row.text(6), column: "auth_methods"), createdAt: row.date(7),
+            authMethods: try StoredStringList.decode(row.text(6), column: "auth_methods", backend: "sqlite"), createdAt: row.date(7),
             expiresAt: row.date(8), rotatedAt: row.optionalDate(9), revokedAt: row.optionalDate(10))
     }
 }

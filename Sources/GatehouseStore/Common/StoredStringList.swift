@@ -1,13 +1,11 @@
 import Foundation
-import GatehouseStore
 
-/// String lists (redirect URIs, scopes, auth methods) stored as a JSON array in a TEXT column.
-///
-/// The PostgreSQL backend writes the very same text, so a value means the same on both
-/// backends and a database can be moved between them without rewriting lists.
-enum SQLiteStringList {
+/// String lists (redirect URIs, scopes, auth methods) as every backend stores them: a JSON array in a
+/// text column. One encoding for all backends, so a value means the same everywhere and a database
+/// can move between backends without rewriting lists.
+public enum StoredStringList {
     /// `["a","b"]`; slashes are not escaped, so URIs stay readable in the database.
-    static func encode(_ list: [String]) -> String {
+    public static func encode(_ list: [String]) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.withoutEscapingSlashes]
         guard let data = try? encoder.encode(list) else { return "[]" }  // [String] always encodes
@@ -15,11 +13,11 @@ enum SQLiteStringList {
     }
 
     /// Throws `StoreError.failure` when the column does not hold a JSON array of strings.
-    static func decode(_ text: String, column: String) throws -> [String] {
+    public static func decode(_ text: String, column: String, backend: String) throws -> [String] {
         do {
             return try JSONDecoder().decode([String].self, from: Data(text.utf8))
         } catch {
-            throw StoreError.failure(detail: "sqlite: \(column) is not a JSON array of strings")
+            throw StoreError.failure(detail: "\(backend): \(column) is not a JSON array of strings")
         }
     }
 }

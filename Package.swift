@@ -62,6 +62,7 @@ let package = Package(
         .target(name: "GatehouseTesting", dependencies: ["GatehouseHTTP", "GatehouseHTTPServer"]),
 
         // MARK: Benchmarks (release-built executables)
+        .executableTarget(name: "GatehouseHTTPHarness", dependencies: ["GatehouseHTTP", "GatehouseHTTPServer"], path: "bench/httpharness"),
         .executableTarget(name: "GatehouseCryptoBench", dependencies: ["GatehouseCrypto"], path: "bench/crypto"),
 
         // MARK: Tests

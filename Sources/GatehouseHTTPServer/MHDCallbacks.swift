@@ -29,12 +29,13 @@ func mhdAccess(_ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?, _ 
         // First call: headers are in, no body yet. Never answer here (it would turn off keep-alive)
         // unless the request is refused anyway.
         state.headersSeen = true
-        state.method = HTTPMethod(String(cString: method))
-        state.headers = collectHeaders(connection)
-        var address = [CChar](repeating: 0, count: 64)
-        gh_mhd_client_address(connection, &address, address.count)
-        let text = String(decoding: address.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        state.remoteAddress = text.isEmpty ? nil : text
+        state.method = knownMethod(method) ?? HTTPMethod(String(cString: method))
+        collectHeaders(connection, into: state)
+        // A stack buffer: the address is at most 46 bytes, so no heap array per request.
+        state.remoteAddress = withUnsafeTemporaryAllocation(of: CChar.self, capacity: 64) { buffer in
+            gh_mhd_client_address(connection, buffer.baseAddress!, buffer.count)
+            return buffer[0] == 0 ? nil : String(cString: buffer.baseAddress!)
+        }
         if server.draining.load(ordering: .acquiring) {
             return queue(unavailable(), on: connection, closing: true, state: state)
         }
@@ -102,23 +103,26 @@ func mhdCompleted(_ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?,
     }
 }
 
-private func collectHeaders(_ connection: OpaquePointer) -> HTTPHeaders {
-    let box = HeaderBox()
-    let pointer = Unmanaged.passUnretained(box).toOpaque()
-    _ = MHD_get_connection_values_n(connection, .HEADER_KIND, mhdCollectHeader, pointer)
-    return box.headers
+/// The common methods as shared values: no string is built for them on every request.
+private func knownMethod(_ method: UnsafePointer<CChar>) -> HTTPMethod? {
+    if strcmp(method, "GET") == 0 { return .get }
+    if strcmp(method, "POST") == 0 { return .post }
+    if strcmp(method, "HEAD") == 0 { return .head }
+    return nil
 }
 
-/// Accumulates headers during `MHD_get_connection_values_n` (synchronous, same thread).
-private final class HeaderBox {
-    var headers = HTTPHeaders()
+/// Fills `state.headers` during `MHD_get_connection_values_n` (synchronous, same thread); the state
+/// itself is the callback's context, so no box is allocated.
+private func collectHeaders(_ connection: OpaquePointer, into state: ConnectionState) {
+    let pointer = Unmanaged.passUnretained(state).toOpaque()
+    _ = MHD_get_connection_values_n(connection, .HEADER_KIND, mhdCollectHeader, pointer)
 }
 
 private func mhdCollectHeaderImpl(_ cls: UnsafeMutableRawPointer?, _ kind: MHD_ValueKind,
                                   _ key: UnsafePointer<CChar>?, _ keySize: Int,
                                   _ value: UnsafePointer<CChar>?, _ valueSize: Int) -> MHD_Result {
     guard let cls, let key else { return .YES }
-    let box = Unmanaged<HeaderBox>.fromOpaque(cls).takeUnretainedValue()
+    let state = Unmanaged<ConnectionState>.fromOpaque(cls).takeUnretainedValue()
     let name = key.withMemoryRebound(to: UInt8.self, capacity: keySize) {
         String(decoding: UnsafeBufferPointer(start: $0, count: keySize), as: UTF8.self)
     }
@@ -127,7 +131,7 @@ private func mhdCollectHeaderImpl(_ cls: UnsafeMutableRawPointer?, _ kind: MHD_V
             String(decoding: UnsafeBufferPointer(start: $0, count: valueSize), as: UTF8.self)
         }
     } ?? ""
-    box.headers.add(name, text)
+    state.headers.add(name, text)
     return .YES
 }
 
@@ -140,12 +144,34 @@ private func queue(_ response: Response, on connection: OpaquePointer, closing: 
     }
     guard let mhdResponse else { return .NO }
     for (name, value) in response.headers where !name.caseInsensitiveEquals("Content-Length") {
-        _ = MHD_add_response_header(mhdResponse, name, value)
+        addHeader(mhdResponse, name, value)
     }
-    if closing { _ = MHD_add_response_header(mhdResponse, "Connection", "close") }
+    if closing { addHeader(mhdResponse, "Connection", "close") }
     let result = MHD_queue_response(connection, UInt32(response.status.code), mhdResponse)
     MHD_destroy_response(mhdResponse)
     return result
+}
+
+/// Adds one header through a stack buffer holding both NUL-terminated strings. Passing Swift strings
+/// straight to the C call would heap-allocate a C copy of every small (inline) string; MHD copies
+/// the bytes itself, so the buffer only has to live for the call.
+private func addHeader(_ response: OpaquePointer, _ name: String, _ value: String) {
+    var name = name, value = value
+    name.withUTF8 { nameBytes in
+        value.withUTF8 { valueBytes in
+            let size = nameBytes.count + valueBytes.count + 2
+            withUnsafeTemporaryAllocation(of: CChar.self, capacity: size) { buffer in
+                let base = UnsafeMutableRawPointer(buffer.baseAddress!)
+                if nameBytes.count > 0 { base.copyMemory(from: nameBytes.baseAddress!, byteCount: nameBytes.count) }
+                base.storeBytes(of: 0, toByteOffset: nameBytes.count, as: UInt8.self)
+                let valueStart = base + nameBytes.count + 1
+                if valueBytes.count > 0 { valueStart.copyMemory(from: valueBytes.baseAddress!, byteCount: valueBytes.count) }
+                valueStart.storeBytes(of: 0, toByteOffset: valueBytes.count, as: UInt8.self)
+                _ = MHD_add_response_header(response, buffer.baseAddress!,
+                                            valueStart.assumingMemoryBound(to: CChar.self))
+            }
+        }
+    }
 }
 
 private func tooLarge(_ server: HTTPServer) -> Response {

@@ -9,29 +9,45 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, E
     public init(dictionaryLiteral elements: (String, String)...) { self.init(elements) }
 
     /// The first value of the named field, if any.
+    // Index loops rather than `first(where:)`/`filter`: the closures copied each (name, value) pair,
+    // retaining and releasing both strings for every field looked at.
     public subscript(name: String) -> String? {
-        fields.first { $0.name.caseInsensitiveEquals(name) }?.value
+        for index in fields.indices where fields[index].name.caseInsensitiveEquals(name) { return fields[index].value }
+        return nil
     }
 
     /// Every value of the named field, in order.
     public func values(_ name: String) -> [String] {
-        fields.filter { $0.name.caseInsensitiveEquals(name) }.map(\.value)
+        var result: [String] = []
+        for index in fields.indices where fields[index].name.caseInsensitiveEquals(name) { result.append(fields[index].value) }
+        return result
     }
 
-    public func contains(_ name: String) -> Bool { self[name] != nil }
+    public func contains(_ name: String) -> Bool {
+        for index in fields.indices where fields[index].name.caseInsensitiveEquals(name) { return true }
+        return false
+    }
 
     /// Appends a field, keeping any existing ones of the same name.
-    public mutating func add(_ name: String, _ value: String) { fields.append((name, value)) }
+    public mutating func add(_ name: String, _ value: String) { append(name, value) }
 
     /// Replaces every field of this name with a single one.
     public mutating func set(_ name: String, _ value: String) {
-        remove(name)
-        fields.append((name, value))
+        // Usually the name is absent: skip `removeAll`, which would rewrite the array.
+        if contains(name) { remove(name) }
+        append(name, value)
     }
 
     /// Sets the field only when it is absent (middleware defaults that handlers may override).
     public mutating func setIfAbsent(_ name: String, _ value: String) {
-        if !contains(name) { fields.append((name, value)) }
+        if !contains(name) { append(name, value) }
+    }
+
+    /// Grows straight to eight fields: a response gains about six (content type plus the middleware's
+    /// defaults), and doubling from one would reallocate three times per request.
+    private mutating func append(_ name: String, _ value: String) {
+        if fields.count == fields.capacity && fields.count < 8 { fields.reserveCapacity(8) }
+        fields.append((name, value))
     }
 
     public mutating func remove(_ name: String) { fields.removeAll { $0.name.caseInsensitiveEquals(name) } }
@@ -49,7 +65,23 @@ extension String {
     public func caseInsensitiveEquals(_ other: String) -> Bool {
         let a = utf8, b = other.utf8
         guard a.count == b.count else { return false }
+        // Contiguous fast path (native and literal strings): a plain byte loop instead of zipped
+        // UTF-8 view iterators, which dominated header lookups.
+        if let result = a.withContiguousStorageIfAvailable({ x in
+            b.withContiguousStorageIfAvailable { y in Self.asciiCaseInsensitiveEqual(x, y) }
+        }), let result { return result }
         for (x, y) in zip(a, b) where x != y {
+            let lx = (x >= 65 && x <= 90) ? x + 32 : x
+            let ly = (y >= 65 && y <= 90) ? y + 32 : y
+            if lx != ly { return false }
+        }
+        return true
+    }
+
+    private static func asciiCaseInsensitiveEqual(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        for i in 0..<a.count {
+            let x = a[i], y = b[i]
+            if x == y { continue }
             let lx = (x >= 65 && x <= 90) ? x + 32 : x
             let ly = (y >= 65 && y <= 90) ? y + 32 : y
             if lx != ly { return false }

@@ -25,15 +25,18 @@ public struct Request: Sendable {
     /// Throws `HTTPError.badRequest` for bad percent-escapes or invalid UTF-8.
     public init(method: HTTPMethod, target: String, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = [],
                 remoteAddress: String? = nil) throws(HTTPError) {
-        let bytes = Array(target.utf8)
+        // Works on the target's own UTF-8 view: no byte array is copied out per request.
+        let bytes = target.utf8
         let questionMark = bytes.firstIndex(of: UInt8(ascii: "?"))
         let rawPath = bytes[..<(questionMark ?? bytes.endIndex)]
         guard rawPath.first == UInt8(ascii: "/") else { throw HTTPError(.badRequest, "The request target must be a path.") }
         do {
-            path = try PercentDecoding.decode(rawPath, plusIsSpace: false)
+            // Without escapes, decoding would copy the bytes unchanged (a String is valid UTF-8 already).
+            path = rawPath.contains(UInt8(ascii: "%"))
+                ? try PercentDecoding.decode(rawPath, plusIsSpace: false) : String(Substring(rawPath))
             if let questionMark {
-                let queryBytes = bytes[(questionMark + 1)...]
-                rawQuery = String(decoding: queryBytes, as: UTF8.self)
+                let queryBytes = bytes[bytes.index(after: questionMark)...]
+                rawQuery = String(Substring(queryBytes))
                 query = try URLEncodedForm(parsing: queryBytes)
             } else {
                 rawQuery = nil

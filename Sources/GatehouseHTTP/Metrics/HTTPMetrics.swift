@@ -6,7 +6,6 @@ public final class HTTPMetrics: Sendable {
     /// Histogram bucket bounds in seconds.
     public static let bucketBounds: [Double] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5]
 
-    private struct RequestKey: Hashable { let route: String; let method: String; let status: Int }
     private struct Histogram {
         var buckets = [UInt64](repeating: 0, count: HTTPMetrics.bucketBounds.count + 1)
         var count: UInt64 = 0
@@ -18,12 +17,23 @@ public final class HTTPMetrics: Sendable {
             sum += seconds
         }
     }
-    private struct State {
-        var requests: [RequestKey: UInt64] = [:]
-        var latency: [String: Histogram] = [:]
+    /// Everything counted for one route. One hash of the route string per request finds it; the few
+    /// method/status pairs a route sees are then a short linear scan, not a second hashed key.
+    private struct RouteStats {
+        var latency = Histogram()
+        var counts: [(method: String, status: Int, count: UInt64)] = []
+
+        mutating func record(method: String, status: Int, seconds: Double, bucket: Int) {
+            latency.record(seconds, bucket: bucket)
+            for index in counts.indices where counts[index].status == status && counts[index].method == method {
+                counts[index].count += 1
+                return
+            }
+            counts.append((method, status, 1))
+        }
     }
 
-    private let state = Mutex(State())
+    private let routes = Mutex<[String: RouteStats]>([:])
     private let inFlight = Atomic<Int>(0)
 
     public init() {}
@@ -35,28 +45,28 @@ public final class HTTPMetrics: Sendable {
     func end(route: String, method: String, status: Int, seconds: Double) {
         inFlight.subtract(1, ordering: .relaxed)
         let bucket = Self.bucketBounds.firstIndex { seconds <= $0 } ?? Self.bucketBounds.count
-        state.withLock { state in
-            state.requests[RequestKey(route: route, method: method, status: status), default: 0] += 1
-            // Mutated in place through the default subscript, so the bucket array is never copied.
-            state.latency[route, default: Histogram()].record(seconds, bucket: bucket)
+        routes.withLock { routes in
+            // Mutated in place through the default subscript, so the arrays inside are never copied.
+            routes[route, default: RouteStats()].record(method: method, status: status, seconds: seconds, bucket: bucket)
         }
     }
 
     /// Requests counted so far for a route and status (tests and health checks).
     public func requestCount(route: String, status: Int) -> UInt64 {
-        state.withLock { $0.requests.filter { $0.key.route == route && $0.key.status == status }.values.reduce(0, +) }
+        routes.withLock { $0[route]?.counts.filter { $0.status == status }.reduce(0) { $0 + $1.count } ?? 0 }
     }
 
     public func render(into text: inout PrometheusText) {
-        let snapshot = state.withLock { $0 }
+        let snapshot = routes.withLock { $0 }
         text.family("gatehouse_http_requests_total", type: "counter", help: "HTTP requests by route, method and status.")
-        for (key, count) in snapshot.requests.sorted(by: { ($0.key.route, $0.key.status) < ($1.key.route, $1.key.status) }) {
+        let requests = snapshot.flatMap { route, stats in stats.counts.map { (route: route, method: $0.method, status: $0.status, count: $0.count) } }
+        for key in requests.sorted(by: { ($0.route, $0.status) < ($1.route, $1.status) }) {
             text.sample("gatehouse_http_requests_total",
                         labels: [("route", key.route), ("method", key.method), ("status", String(key.status))],
-                        value: Double(count))
+                        value: Double(key.count))
         }
         text.family("gatehouse_http_request_duration_seconds", type: "histogram", help: "Time to answer a request.")
-        for (route, histogram) in snapshot.latency.sorted(by: { $0.key < $1.key }) {
+        for (route, histogram) in snapshot.map({ ($0.key, $0.value.latency) }).sorted(by: { $0.0 < $1.0 }) {
             var cumulative: UInt64 = 0
             for (index, bound) in Self.bucketBounds.enumerated() {
                 cumulative += histogram.buckets[index]

@@ -29,18 +29,28 @@ public struct RequestIDMiddleware: Middleware {
     /// restarts, and no system call per request. Request ids correlate logs; they are not secrets.
     static func generate() -> String {
         let sequence = counter.add(1, ordering: .relaxed).newValue
-        return processPrefix + hex(sequence, digits: 16)
+        // Written in place: formatting with `String(_:radix:)` and padding cost several allocations.
+        return String(unsafeUninitializedCapacity: 24) { buffer in
+            writeHex(UInt64(processPrefix), digits: 8, into: buffer, at: 0)
+            writeHex(sequence, digits: 16, into: buffer, at: 8)
+            return 24
+        }
     }
 
-    private static let processPrefix: String = {
+    private static let processPrefix: UInt32 = {
         var generator = SystemRandomNumberGenerator()
-        return hex(UInt64(generator.next() as UInt32), digits: 8)
+        return generator.next() as UInt32
     }()
+
+    private static func writeHex(_ value: UInt64, digits: Int, into buffer: UnsafeMutableBufferPointer<UInt8>, at start: Int) {
+        var value = value
+        for index in stride(from: start + digits - 1, through: start, by: -1) {
+            let nibble = UInt8(truncatingIfNeeded: value & 0xF)
+            buffer[index] = nibble < 10 ? 0x30 + nibble : 0x61 + nibble - 10
+            value >>= 4
+        }
+    }
 
     private static let counter = Atomic<UInt64>(0)
 
-    private static func hex(_ value: UInt64, digits: Int) -> String {
-        let text = String(value, radix: 16)
-        return String(repeating: "0", count: digits - text.count) + text
-    }
 }

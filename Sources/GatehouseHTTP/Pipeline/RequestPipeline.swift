@@ -45,10 +45,11 @@ public struct RequestPipeline: Sendable {
     }
 
     /// Runs middleware and routing; returns the response, or the work that will produce it.
-    public func start(_ incoming: Request) -> Outcome { start(incoming, rejecting: nil) }
+    public func start(_ incoming: consuming Request) -> Outcome { start(incoming, rejecting: nil) }
 
     /// With `rejection`, middleware still prepares the request (id, metrics) but the router is skipped.
-    private func start(_ incoming: Request, rejecting rejection: HTTPError?) -> Outcome {
+    private func start(_ incoming: consuming Request, rejecting rejection: HTTPError?) -> Outcome {
+        // Consumed, not copied: a copy retains and later releases every field of the request.
         var request = incoming
         var prepared = 0
         do throws(HTTPError) {

@@ -51,12 +51,18 @@ public struct Router: Sendable {
     }
 
     private var root = Node()
+    /// Handlers of patterns without parameters, keyed by the pattern itself: most requests hit one of
+    /// these, and one hash lookup then replaces splitting the path into segment strings. A path equal
+    /// to such a pattern walks literal children only and ends at that pattern's node, so the answer
+    /// is the same as the tree's.
+    private var literalRoutes: [String: [HTTPMethod: Handler]] = [:]
 
     public init() {}
 
     /// Registers a handler. Registering the same method and pattern twice is a programming error.
     public mutating func add(_ method: HTTPMethod, _ pattern: String, _ handler: Handler) {
         root.insert(Self.segments(of: pattern)[...], method, handler, pattern: pattern)
+        if !pattern.utf8.contains(UInt8(ascii: "{")) { literalRoutes[pattern, default: [:]][method] = handler }
     }
 
     /// Registers an immediate handler.
@@ -86,6 +92,7 @@ public struct Router: Sendable {
 
     /// Finds the handler for a method and decoded path.
     public func match(_ method: HTTPMethod, _ path: String) -> Match {
+        if let handlers = literalRoutes[path] { return Self.pick(method, handlers, path, [:]) }
         var node = root
         var parameters: [String: String] = [:]
         let segments = Self.segments(of: path)

@@ -15,6 +15,8 @@ public struct GatehouseApp: Sendable {
     public let databaseErrors: Counter
     public let log: ServerLog
     public let services: IdentityServices
+    /// Rows removed by background maintenance, by table (`MaintenanceService`).
+    public let maintenancePurged: Counter
 
     /// - Parameters:
     ///   - readiness: overrides the database ping behind `/readyz` (tests).
@@ -33,11 +35,15 @@ public struct GatehouseApp: Sendable {
                                         mailer: mailer ?? configuration.smtp.map { SMTPMailer(configuration: $0) } ?? LogMailer(sink: log.sink), clock: clock, log: log,
                                         databaseErrors: databaseErrors)
         self.services = services
+        let maintenancePurged = Counter(name: "gatehouse_maintenance_purged_rows_total",
+                                        help: "Expired rows removed by background maintenance, by table.", labelNames: ["table"])
+        self.maintenancePurged = maintenancePurged
         let layout = PageLayout(demo: configuration.demo)
 
         var router = Router()
-        OperationsRoutes(readiness: readiness ?? { try await database.ping() }, metrics: metrics,
-                         databaseErrors: databaseErrors, log: log).register(into: &router)
+        // Bounded, so a stuck database turns the probe to 503 within seconds instead of hanging it.
+        OperationsRoutes(readiness: readiness ?? OperationsRoutes.withDeadline(3) { try await database.ping() }, metrics: metrics,
+                         databaseErrors: databaseErrors, log: log, extraCounters: [maintenancePurged]).register(into: &router)
         AssetRoutes.register(into: &router)
         AccountPages(accounts: services.accounts, links: services.links, sessions: services.sessions,
                      reader: services.webSessions, layout: layout, database: database, audit: services.audit,

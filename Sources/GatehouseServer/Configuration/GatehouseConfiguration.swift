@@ -24,6 +24,11 @@ public struct GatehouseConfiguration: Sendable {
     public var oauth: OAuthSettings
     /// Clients declared in the configuration file, registered (or updated) at start-up.
     public var clients: [ConfiguredClient] = []
+    /// Background purge of expired rows (config section `maintenance`).
+    public var maintenance = MaintenanceService.Settings()
+    /// How often each process re-reads the signing keys (config `keys.refresh_interval_seconds`),
+    /// which bounds how long a key rotated elsewhere takes to be published here.
+    public var signingKeyRefreshInterval: TimeInterval = 30
 
     public init(publicURL: URL, http: HTTPServerConfiguration, databaseURL: String, accessLog: Bool = true,
                 demo: Bool = false) {

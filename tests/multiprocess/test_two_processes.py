@@ -22,7 +22,7 @@ def pair():
     # so a replayed refresh token is always refused. Keys re-read every second, so a rotation
     # shows quickly.
     pair = Pair(database, config={"rate_limits": {"enabled": False}, "oauth": {"refresh_grace_seconds": 0},
-                                  "keys": {"refresh_interval_seconds": 1}})
+                                  "keys": {"refresh_interval_seconds": 1}, "maintenance": {"interval_seconds": 1}})
     yield pair
     pair.stop()
     database.drop()
@@ -87,6 +87,22 @@ def test_rotated_key_is_published_by_both_processes(pair):
     new = kids(pair.a) - before
     assert kids(pair.b) - before == new
     assert time.time() - started < 5, "published within the 1 s refresh interval (plus slack)"
+
+
+def test_background_maintenance_purges_expired_rows_from_one_process(pair):
+    now_ms = int(time.time() * 1000)
+    pair.database.query(f"""INSERT INTO rate_limits (bucket, limit_key, window_start, window_end, hits) VALUES
+        ('mp.test', 'expired', {now_ms - 120_000}, {now_ms - 60_000}, 3),
+        ('mp.test', 'live', {now_ms}, {now_ms + 3_600_000}, 1)""")
+    assert wait_until(lambda: pair.database.query("SELECT count(*) FROM rate_limits WHERE limit_key = 'expired'") == "0",
+                      timeout=10)
+    assert pair.database.query("SELECT count(*) FROM rate_limits WHERE limit_key = 'live'") == "1"
+    # One lease, held by one of the two processes; that one logged and counted what it purged.
+    assert pair.database.query("SELECT count(*) FROM leases WHERE name = 'maintenance'") == "1"
+    purged = [p for p in pair.processes if any("maintenance purged expired rows" in line for line in p.lines)]
+    assert len(purged) == 1, "only the lease holder purges"
+    metrics = requests.get(purged[0].url + "/metrics", timeout=5).text
+    assert 'gatehouse_maintenance_purged_rows_total{table="rate_limits"}' in metrics
 
 
 @pytest.fixture

@@ -42,6 +42,9 @@ enum ServeCommand: CLICommand {
         }
         let server = app.makeServer()
         let port = try server.start()
+        // Every process runs it; the database lease makes only one of them purge at a time.
+        let maintenance = app.makeMaintenance()
+        maintenance.start()
         log.info("gatehouse listening", [("listen", "\(configuration.http.listen.host):\(port)"),
                                          ("public_url", configuration.publicURL.absoluteString),
                                          ("database", configuration.databaseURL.hasPrefix("sqlite:") ? configuration.databaseURL : "postgres")])
@@ -49,6 +52,7 @@ enum ServeCommand: CLICommand {
         log.info("shutting down", [("signal", signal)])
         let drained = await server.stop()
         if !drained { log.error("requests still running at the shutdown deadline; exiting anyway") }
+        await maintenance.stop()
         await database.close()
         log.info("stopped")
         return ExitCode.success

@@ -28,6 +28,7 @@ public final class PostgresDatabase: GatehouseDatabase {
     public let consents: any ConsentStore
     public let externalIdentities: any ExternalIdentityStore
     public let pendingRevocations: any PendingRevocationStore
+    public let leases: any LeaseStore
 
     private init(configuration: PostgresConfiguration, pool: PostgresConnectionPool) {
         self.configuration = configuration
@@ -46,6 +47,7 @@ public final class PostgresDatabase: GatehouseDatabase {
         consents = PostgresConsentStore(pool: pool)
         externalIdentities = PostgresExternalIdentityStore(pool: pool)
         pendingRevocations = PostgresPendingRevocationStore(pool: pool)
+        leases = PostgresLeaseStore(pool: pool)
     }
 
     /// Opens a pool for a `postgres://` or `postgresql://` URL (see `PostgresConfiguration`)

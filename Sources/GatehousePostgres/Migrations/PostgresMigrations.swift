@@ -198,5 +198,13 @@ enum PostgresMigrations {
             );
             CREATE INDEX pending_revocations_by_due ON pending_revocations (next_attempt_at);
             """),
+        // One row per lease name; the upsert in PostgresLeaseStore takes or renews it.
+        PostgresMigration(version: 15, name: "leases", sql: """
+            CREATE TABLE leases (
+                name TEXT COLLATE "C" PRIMARY KEY,
+                holder TEXT COLLATE "C" NOT NULL,
+                expires_at BIGINT NOT NULL
+            );
+            """),
     ]
 }

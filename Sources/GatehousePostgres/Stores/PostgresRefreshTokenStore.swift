@@ -116,10 +116,13 @@ struct PostgresRefreshTokenStore: RefreshTokenStore {
     // MARK: - Shared by the operations above
 
     /// Not rotated yet, or first rotated less than `graceWindow` ago (compared in whole
-    /// milliseconds, the stored precision).
+    /// milliseconds, the stored precision). Without a grace window a rotated token never rotates
+    /// again: a concurrent request that read the clock before the winner did (so its `now` is
+    /// earlier than `rotated_at`) would otherwise see a negative age and pass the check.
     private static func mayRotate(_ token: RefreshToken, now: Date, graceWindow: TimeInterval) -> Bool {
         guard let rotatedAt = token.rotatedAt else { return true }
         let graceMilliseconds = Int64((graceWindow * 1000).rounded())
+        guard graceMilliseconds > 0 else { return false }
         return now.millisecondsSinceEpoch - rotatedAt.millisecondsSinceEpoch < graceMilliseconds
     }
 

@@ -26,6 +26,7 @@ public final class SQLiteDatabase: GatehouseDatabase {
     public let consents: any ConsentStore
     public let externalIdentities: any ExternalIdentityStore
     public let pendingRevocations: any PendingRevocationStore
+    public let leases: any LeaseStore
 
     private init(location: SQLiteLocation, pool: SQLiteConnectionPool) {
         self.location = location
@@ -44,6 +45,7 @@ public final class SQLiteDatabase: GatehouseDatabase {
         consents = SQLiteConsentStore(pool: pool)
         externalIdentities = SQLiteExternalIdentityStore(pool: pool)
         pendingRevocations = SQLitePendingRevocationStore(pool: pool)
+        leases = SQLiteLeaseStore(pool: pool)
     }
 
     /// Opens (creating if needed) the database at a `sqlite:` URL; see `SQLiteLocation` for

@@ -196,5 +196,13 @@ enum SQLiteMigrations {
             ) STRICT, WITHOUT ROWID;
             CREATE INDEX pending_revocations_by_due ON pending_revocations (next_attempt_at);
             """),
+        // One row per lease name; the upsert in SQLiteLeaseStore takes or renews it.
+        SQLiteMigration(version: 15, name: "leases", sql: """
+            CREATE TABLE leases (
+                name TEXT PRIMARY KEY NOT NULL,
+                holder TEXT NOT NULL,
+                expires_at INTEGER NOT NULL
+            ) STRICT, WITHOUT ROWID;
+            """),
     ]
 }

@@ -19,6 +19,8 @@ public struct GatehouseApp: Sendable {
     /// The enabled sign-in providers (and the simulator in demo mode).
     public let providers: ProviderRegistry
     let providerRevocations: ProviderRevocationQueue
+    /// Rows removed by background maintenance, by table (`MaintenanceService`).
+    public let maintenancePurged: Counter
 
     /// - Parameters:
     ///   - readiness: overrides the database ping behind `/readyz` (tests).
@@ -41,6 +43,9 @@ public struct GatehouseApp: Sendable {
                                         mailer: mailer ?? configuration.smtp.map { SMTPMailer(configuration: $0) } ?? LogMailer(sink: log.sink), clock: clock, log: log,
                                         databaseErrors: databaseErrors)
         self.services = services
+        let maintenancePurged = Counter(name: "gatehouse_maintenance_purged_rows_total",
+                                        help: "Expired rows removed by background maintenance, by table.", labelNames: ["table"])
+        self.maintenancePurged = maintenancePurged
         let layout = PageLayout(demo: configuration.demo)
         let providerWiring = ProviderWiring(configuration: configuration, services: services, secrets: secrets, simulator: simulator,
                                             wrapTransport: wrapProviderTransport, log: log)
@@ -48,8 +53,9 @@ public struct GatehouseApp: Sendable {
         providerRevocations = providerWiring.revocations
 
         var router = Router()
-        OperationsRoutes(readiness: readiness ?? { try await database.ping() }, metrics: metrics,
-                         databaseErrors: databaseErrors, log: log).register(into: &router)
+        // Bounded, so a stuck database turns the probe to 503 within seconds instead of hanging it.
+        OperationsRoutes(readiness: readiness ?? OperationsRoutes.withDeadline(3) { try await database.ping() }, metrics: metrics,
+                         databaseErrors: databaseErrors, log: log, extraCounters: [maintenancePurged]).register(into: &router)
         AssetRoutes.register(into: &router)
         let accountPages = AccountPages(accounts: services.accounts, links: services.links, sessions: services.sessions,
                                         reader: services.webSessions, layout: layout, database: database, audit: services.audit,

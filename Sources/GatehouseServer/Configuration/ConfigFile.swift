@@ -13,6 +13,8 @@ import GatehouseMail
 ///   "http": { "max_body_bytes": 65536, "max_header_bytes": 32768, "connection_timeout_seconds": 30,
 ///             "max_connections": 4096, "max_connections_per_ip": 256, "io_threads": 2,
 ///             "shutdown_grace_seconds": 10 },
+///   "maintenance": { "interval_seconds": 60, "batch_size": 500 },
+///   "keys": { "refresh_interval_seconds": 30 },
 ///   "access_log": true }
 /// ```
 /// Unknown keys are errors, so a typo never silently leaves a default in place.
@@ -20,7 +22,7 @@ struct ConfigFile {
     let root: [String: Any]
     let path: String
 
-    static let knownSections: Set<String> = ["http", "access_log", "providers", "clients", "sessions",
+    static let knownSections: Set<String> = ["http", "access_log", "providers", "clients", "sessions", "maintenance", "keys",
                                              "passwords", "rate_limits", "mail", "oauth", "native"]
 
     static func read(path: String) throws(ConfigurationError) -> ConfigFile {
@@ -108,6 +110,13 @@ struct ConfigFile {
         }
         if let native = try section("native", known: ["path_rules"]), let rules = native.values["path_rules"] {
             configuration.nativePathRules = try PathConfiguration.parse(rules)
+        }
+        if let maintenance = try section("maintenance", known: ["interval_seconds", "batch_size"]) {
+            if let v = try maintenance.integer("interval_seconds", 1...86_400) { configuration.maintenance.interval = TimeInterval(v) }
+            if let v = try maintenance.integer("batch_size", 1...100_000) { configuration.maintenance.batchSize = v }
+        }
+        if let keys = try section("keys", known: ["refresh_interval_seconds"]) {
+            if let v = try keys.integer("refresh_interval_seconds", 1...3_600) { configuration.signingKeyRefreshInterval = TimeInterval(v) }
         }
         if let limits = try section("rate_limits", known: ["enabled"]) {
             guard let enabled = limits.values["enabled"] as? Bool, CFGetTypeIsBoolean(limits.values["enabled"] as Any) else {

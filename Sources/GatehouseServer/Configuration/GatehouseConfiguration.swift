@@ -28,6 +28,11 @@ public struct GatehouseConfiguration: Sendable {
     var nativePathRules: [PathConfiguration.Rule] = []
     /// Sign in with Apple, Google, GitHub and generic OIDC providers (the `providers` section).
     public var providers = ProvidersConfiguration()
+    /// Background purge of expired rows (config section `maintenance`).
+    public var maintenance = MaintenanceService.Settings()
+    /// How often each process re-reads the signing keys (config `keys.refresh_interval_seconds`),
+    /// which bounds how long a key rotated elsewhere takes to be published here.
+    public var signingKeyRefreshInterval: TimeInterval = 30
 
     public init(publicURL: URL, http: HTTPServerConfiguration, databaseURL: String, accessLog: Bool = true,
                 demo: Bool = false) {

@@ -10,9 +10,13 @@ public struct OperationsRoutes: Sendable {
     let metrics: HTTPMetrics
     let databaseErrors: Counter
     let log: ServerLog
+    let extraCounters: [Counter]
 
-    public init(readiness: @escaping ReadinessCheck, metrics: HTTPMetrics, databaseErrors: Counter, log: ServerLog) {
+    /// - Parameter extraCounters: further counters `/metrics` renders (e.g. maintenance).
+    public init(readiness: @escaping ReadinessCheck, metrics: HTTPMetrics, databaseErrors: Counter, log: ServerLog,
+                extraCounters: [Counter] = []) {
         self.readiness = readiness; self.metrics = metrics; self.databaseErrors = databaseErrors; self.log = log
+        self.extraCounters = extraCounters
     }
 
     public func register(into router: inout Router) {
@@ -30,10 +34,11 @@ public struct OperationsRoutes: Sendable {
                 return response
             }
         }
-        router.get("/metrics") { [metrics, databaseErrors] _ in
+        router.get("/metrics") { [metrics, databaseErrors, extraCounters] _ in
             var text = PrometheusText()
             metrics.render(into: &text)
             databaseErrors.render(into: &text)
+            for counter in extraCounters { counter.render(into: &text) }
             var response = Response.text(text.output)
             response.headers.set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
             return response

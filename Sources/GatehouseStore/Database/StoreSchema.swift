@@ -27,6 +27,7 @@ public enum StoreSchema {
         Version(number: 12, name: "consents"),
         Version(number: 13, name: "external_identities"),
         Version(number: 14, name: "pending_revocations"),
+        Version(number: 15, name: "leases"),
     ]
 
     /// The version this build expects after `migrate()`.

@@ -42,6 +42,27 @@ struct RefreshTokenStoreTests {
         }
     }
 
+    /// Two processes rotating one token: the loser may have read its clock before the winner
+    /// (its `now` precedes `rotated_at`). Without a grace window it must still lose.
+    @Test(arguments: StoreBackends.all)
+    func withoutGraceALaterLockedButEarlierClockedRotationLoses(_ backend: StoreBackend) async throws {
+        try await withDatabase(backend) { db in
+            try await createOAuthParties(db)
+            try await db.refreshTokens.create(.fixture("rt0"))
+            guard case .rotated = try await db.refreshTokens.rotate(hash: testHash("rt0"), replacement: .fixture("rt1", created: 10),
+                                                                    now: TestTime.at(10), graceWindow: 0) else {
+                Issue.record("the first rotation must succeed")
+                return
+            }
+            let late = try await db.refreshTokens.rotate(hash: testHash("rt0"), replacement: .fixture("rt2", created: 9.999),
+                                                         now: TestTime.at(9.999), graceWindow: 0)
+            guard case .reused = late else {
+                Issue.record("a second rotation without a grace window must be a reuse, got \(late)")
+                return
+            }
+        }
+    }
+
     @Test(arguments: StoreBackends.all)
     func reuseAfterRotationRevokesTheFamily(_ backend: StoreBackend) async throws {
         try await withDatabase(backend) { db in

@@ -1,0 +1,136 @@
+import Foundation
+import GatehouseStore
+import Synchronization
+
+/// Purges expired rows (sessions, codes, flow states, one-time tokens, refresh tokens, revoked
+/// access-token rows, rate-limit counters, retired signing keys) in the background.
+///
+/// Every process runs the loop, but only the one holding the `maintenance` lease purges, so
+/// several processes on one database do not all scan the same tables. Each purge deletes at most
+/// `batchSize` rows in its own short statement, and a run stops after `maxBatchesPerTable` per
+/// table, so no lock is held for long and a backlog drains over several runs instead of in one
+/// big transaction. The lease outlives a few intervals: if its holder dies, another process
+/// takes over once it expires.
+public final class MaintenanceService: Sendable {
+    /// How often and how much.
+    public struct Settings: Sendable, Equatable {
+        /// Seconds between runs (config `maintenance.interval_seconds`).
+        public var interval: TimeInterval
+        /// Rows deleted per statement.
+        public var batchSize: Int
+        /// Batches per table per run, so one run stays short even with a large backlog.
+        public var maxBatchesPerTable: Int
+
+        public init(interval: TimeInterval = 60, batchSize: Int = 500, maxBatchesPerTable: Int = 20) {
+            self.interval = interval; self.batchSize = batchSize; self.maxBatchesPerTable = maxBatchesPerTable
+        }
+
+        /// Long enough that a holder renews it several times before it can lapse, short enough
+        /// that another process takes over soon after the holder dies.
+        public var leaseTTL: TimeInterval { max(interval * 3, 10) }
+    }
+
+    /// What one run removed, by table; `skipped` when another process holds the lease.
+    public struct Report: Sendable, Equatable {
+        public var purged: [(table: String, rows: Int)]
+        public var skipped: Bool
+
+        public var total: Int { purged.reduce(0) { $0 + $1.rows } }
+
+        public static func == (lhs: Report, rhs: Report) -> Bool {
+            lhs.skipped == rhs.skipped && lhs.purged.map(\.table) == rhs.purged.map(\.table)
+                && lhs.purged.map(\.rows) == rhs.purged.map(\.rows)
+        }
+    }
+
+    /// The lease name in the `leases` table.
+    public static let leaseName = "maintenance"
+
+    public let settings: Settings
+    /// This process's identity in the lease table (random per service instance).
+    public let holder: String
+    let database: any GatehouseDatabase
+    let clock: IdentityClock
+    let onReport: @Sendable (Report) -> Void
+    let onError: @Sendable (any Error) -> Void
+    private let loop = Mutex<Task<Void, Never>?>(nil)
+
+    /// - Parameters:
+    ///   - onReport: called after every run that held the lease (for logs and metrics).
+    ///   - onError: called when a run fails (e.g. the database is down); the loop goes on.
+    public init(database: any GatehouseDatabase, settings: Settings = Settings(), clock: IdentityClock = .system,
+                holder: String = "process-\(UUID().uuidString.lowercased())",
+                onReport: @escaping @Sendable (Report) -> Void = { _ in },
+                onError: @escaping @Sendable (any Error) -> Void = { _ in }) {
+        self.database = database; self.settings = settings; self.clock = clock; self.holder = holder
+        self.onReport = onReport; self.onError = onError
+    }
+
+    /// One run: takes (or renews) the lease, then purges every table in batches.
+    @discardableResult
+    public func runOnce() async throws -> Report {
+        guard try await database.leases.acquire(name: Self.leaseName, holder: holder, ttl: settings.leaseTTL,
+                                                now: clock.now()) else {
+            return Report(purged: [], skipped: true)
+        }
+        var report = Report(purged: [], skipped: false)
+        for (table, purge) in purges() {
+            var rows = 0
+            for _ in 0..<max(settings.maxBatchesPerTable, 1) {
+                try Task.checkCancellation()
+                let removed = try await purge(clock.now(), settings.batchSize)
+                rows += removed
+                if removed < settings.batchSize { break }
+            }
+            report.purged.append((table, rows))
+        }
+        return report
+    }
+
+    /// Starts the background loop (first run after one interval); a second call does nothing.
+    public func start() {
+        loop.withLock { task in
+            guard task == nil else { return }
+            task = Task { [self] in
+                while !Task.isCancelled {
+                    do {
+                        try await Task.sleep(for: .seconds(settings.interval))
+                    } catch { return }
+                    do {
+                        let report = try await runOnce()
+                        if !report.skipped { onReport(report) }
+                    } catch is CancellationError {
+                        return
+                    } catch {
+                        onError(error)
+                    }
+                }
+            }
+        }
+    }
+
+    /// Stops the loop, waits for a run in progress to finish its current batch, and gives the
+    /// lease up so another process can take over without waiting for it to expire.
+    public func stop() async {
+        guard let task = loop.withLock({ task -> Task<Void, Never>? in defer { task = nil }; return task }) else { return }
+        task.cancel()
+        await task.value
+        try? await database.leases.release(name: Self.leaseName, holder: holder)
+    }
+
+    /// Each table's batched purge, in a fixed order (children before what they might refer to).
+    private func purges() -> [(String, @Sendable (Date, Int) async throws -> Int)] {
+        let db = database
+        return [
+            ("sessions", { try await db.sessions.purgeExpired(now: $0, limit: $1) }),
+            ("authorization_codes", { try await db.authorizationCodes.purgeExpired(now: $0, limit: $1) }),
+            ("flow_states", { try await db.flowStates.purgeExpired(now: $0, limit: $1) }),
+            ("one_time_tokens", { try await db.oneTimeTokens.purgeExpired(now: $0, limit: $1) }),
+            ("refresh_tokens", { try await db.refreshTokens.purgeExpired(now: $0, limit: $1) }),
+            ("revoked_access_tokens", { try await db.revokedAccessTokens.purgeExpired(now: $0, limit: $1) }),
+            ("rate_limits", { try await db.rateLimits.purgeExpired(now: $0, limit: $1) }),
+            // A handful of rows at most: one statement, no batching needed.
+            ("signing_keys", { now, _ in try await db.signingKeys.deleteExpired(now: now) }),
+        ]
+    }
+}

@@ -18,8 +18,7 @@ import Testing
         let browser = harness.browser()
         let (_, final) = try await harness.signIn("github", with: browser)
         #expect(final.status == 400)
-        #expect(final.text.contains(ProviderError.missingEmail.userMessage.replacingOccurrences(of: "'", with: "&#39;"))
-                || final.text.contains("did not share an email address"))
+        #expect(final.text.contains("did not share an email address"))
         #expect(final.text.contains("Sign in with GitHub"), "the sign-in page, with its buttons")
         #expect(try await harness.users() == 0)
         #expect(try await harness.auditCount() == audits + 1, "the failure is audited")
@@ -41,16 +40,16 @@ import Testing
         try await Task.sleep(for: .milliseconds(200))
         #expect(harness.simulator.apple.revocations.isEmpty, "not due before its backoff")
         harness.clock.advance(31)
-        for _ in 0..<250 where harness.simulator.apple.revocations.isEmpty { try await Task.sleep(for: .milliseconds(20)) }
+        // Up to 30 s: a generous bound for shared CI cores; it normally takes one interval.
+        for _ in 0..<1500 where harness.simulator.apple.revocations.isEmpty { try await Task.sleep(for: .milliseconds(20)) }
         await loop.stop()
         #expect(harness.simulator.apple.revocations.count == 1)
     }
 
-    @Test func stopEndsTheLoopPromptly() async throws {
+    /// Stop cancels the sleep rather than waiting out the hour (no wall-clock bound: CI machines are shared).
+    @Test(.timeLimit(.minutes(2))) func stopEndsTheLoopWithoutWaitingOutTheInterval() async throws {
         let harness = try await ProviderHarness.make()
         let loop = ProviderRevocationLoop.start(app: harness.app, interval: .seconds(3600))
-        let started = ContinuousClock.now
         await loop.stop()
-        #expect(ContinuousClock.now - started < .seconds(5))
     }
 }

@@ -25,7 +25,7 @@ public struct ProvidersCheck: Sendable {
     public init(timeoutSeconds: Int, transport: (any ProviderTransport)? = nil) {
         self.timeoutSeconds = timeoutSeconds
         let base = transport ?? URLSessionProviderTransport(timeoutSeconds: timeoutSeconds)
-        self.transport = TimeLimitedTransport(base, timeout: .seconds(timeoutSeconds))
+        self.transport = TimeLimitedTransport(PlainErrorTransport(inner: base), timeout: .seconds(timeoutSeconds))
     }
 
     /// Checks every configured provider, in button order.
@@ -154,5 +154,22 @@ extension ProvidersCheck.Result {
     mutating func fail(_ note: String) {
         ok = false
         notes.append(note)
+    }
+}
+
+/// Turns network errors into one plain sentence before the provider code words them, so the report says
+/// "Couldn't connect to server" rather than dumping an `NSError` with its whole user-info dictionary.
+private struct PlainErrorTransport: ProviderTransport {
+    let inner: any ProviderTransport
+
+    func send(_ request: ProviderHTTPRequest) async throws -> ProviderHTTPResponse {
+        do { return try await inner.send(request) } catch let error as ProviderError { throw error } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            let nsError = error as NSError
+            let text = (nsError.userInfo[NSLocalizedDescriptionKey] as? String).flatMap { $0.isEmpty ? nil : $0 }
+                ?? (nsError.domain == NSURLErrorDomain ? "network error \(nsError.code)" : String(describing: error))
+            throw ProviderError.unavailable(text)
+        }
     }
 }

@@ -39,7 +39,7 @@ enum DemoProviders {
         // The demo iOS app (F2 hand-off and F3 native Apple), unless the config file registers one by that id.
         if !configuration.clients.contains(where: { $0.registration.id == demoNativeClientID }) {
             configuration.clients.append(ConfiguredClient(registration: ClientRegistration(
-                id: demoNativeClientID, name: "Gatehouse Demo App", kind: .public, redirectURIs: ["gatehouse-demo:/oauth"],
+                id: demoNativeClientID, name: "Gatehouse Demo App", kind: .public, redirectURIs: ["\(DemoSetup.nativeBundleID):/oauth"],
                 firstParty: true, metadata: #"{"callback_schemes": ["gatehouse-demo"], "bundle_ids": ["\#(DemoSetup.nativeBundleID)"]}"#),
                 secret: nil))
         }

@@ -15,9 +15,10 @@ import Testing
     static let bundleID = DemoSetup.nativeBundleID
     static let rawNonce = "raw-nonce-0123456789abcdef"
 
-    /// Demo mode, with the configured clients (the demo native app) registered as `gatehouse serve` does.
+    /// Demo mode, with a signing key and the configured clients (the demo native app) registered as `gatehouse serve` does.
     static func harness() async throws -> ProviderHarness {
         let harness = try await ProviderHarness.make()
+        try await harness.app.services.keys.ensureSigningKey()
         for configured in harness.app.configuration.clients {
             try await harness.app.services.tokens.registry.apply(configured.registration, secret: configured.secret)
         }

@@ -46,6 +46,10 @@ public struct DemoSetup: Sendable {
         public let redirectURI: String
     }
 
+    /// The demo iOS app's bundle id: a second Apple client of the same team and key, the `aud` of its
+    /// native identity tokens (see ``AppleSimulator/nativeAuthorization(bundleID:email:name:nonceSHA256Hex:privateRelay:)``).
+    public static let nativeBundleID = "com.example.gatehouse.demo.app"
+
     /// The simulator side; adjust freely before building the ``ProviderSimulator``.
     public var configuration: ProviderSimulator.Configuration
     public let apple: AppleSettings
@@ -69,7 +73,10 @@ extension ProviderSimulator.Configuration {
         let configuration = ProviderSimulator.Configuration(
             baseURL: baseURL,
             appleClients: [AppleClient(clientID: appleClientID, teamID: teamID, keyID: keyID,
-                                       publicKey: appleKey.verificationKey, redirectURIs: [appleRedirectURI])],
+                                       publicKey: appleKey.verificationKey, redirectURIs: [appleRedirectURI]),
+                           // Native sign-in redeems codes as the app (client_id = bundle id), with no redirect URI.
+                           AppleClient(clientID: DemoSetup.nativeBundleID, teamID: teamID, keyID: keyID,
+                                       publicKey: appleKey.verificationKey, redirectURIs: [])],
             googleClients: [GoogleClient(clientID: googleClientID, clientSecret: googleSecret, redirectURIs: [googleRedirectURI])],
             githubClients: [GitHubClient(clientID: githubClientID, clientSecret: githubSecret, redirectURIs: [githubRedirectURI])])
         // The same suffixes the simulators register (checked by a test against their endpoint properties).

@@ -15,6 +15,8 @@ public struct TokenService: Sendable {
     let clientCredentials: ClientCredentialsGrant
     let refreshTokens: any RefreshTokenStore
     let users: any UserStore
+    /// Verifies third-party ID tokens for the token-exchange grant; the server sets it (nil: grant refused).
+    public var externalIDTokens: (any ExternalIDTokenResolver)?
 
     public init(database: any GatehouseDatabase, settings: OAuthSettings, keys: SigningKeyRing, accounts: AccountService,
                 audit: AuditTrail, clock: IdentityClock = .system) {
@@ -44,6 +46,7 @@ public struct TokenService: Sendable {
         case "refresh_token": return try await refresh.exchange(request)
         case "password": return try await password.exchange(request)
         case "client_credentials": return try await clientCredentials.exchange(request)
+        case TokenExchangeGrant.grantType: return try await TokenExchangeGrant(resolver: externalIDTokens, issuer: issuer).exchange(request)
         default: throw OAuthError(.unsupportedGrantType, "The grant type \(grantType) is not supported.")
         }
     }

@@ -17,7 +17,8 @@ extension AppleSimulator {
                 guard let code = form["code"], !code.isEmpty else { return SimulatorHTTP.oauthError("invalid_request") }
                 // Taken (removed) before checking: a code is spent by any attempt to redeem it.
                 guard let issued = codes.take(code, now: now), issued.clientID == client.clientID,
-                      form["redirect_uri"] == issued.redirectURI else {
+                      // Native codes were issued without a redirect URI, and are redeemed without one.
+                      (form["redirect_uri"] ?? "") == issued.redirectURI else {
                     return SimulatorHTTP.oauthError("invalid_grant", description: "The code has expired or has been revoked.")
                 }
                 let accessToken = SimulatorHTTP.token("a", bytes: 24) + ".0.simulated"

@@ -69,7 +69,13 @@ public struct GatehouseApp: Sendable {
         let origins = WebOriginCache(store: database.oauthClients)
         DiscoveryRoutes(settings: configuration.oauth, keys: services.keys, corsOrigins: { await origins.origins() })
             .register(into: &router)
-        TokenRoutes(tokens: services.tokens, origins: origins, log: log).register(into: &router)
+        // F3: native Sign in with Apple, as its own endpoint and as the token-exchange grant.
+        let nativeApple = providerWiring.nativeAppleSignIn(services: services)
+        NativeAppleRoutes(signIn: nativeApple, sessions: services.sessions, cookies: services.webSessions.cookies,
+                          issuer: services.tokens.issuer, publicOrigin: NativeAppleRoutes.origin(of: configuration.publicURL)).register(into: &router)
+        var tokens = services.tokens
+        tokens.externalIDTokens = nativeApple
+        TokenRoutes(tokens: tokens, origins: origins, log: log).register(into: &router)
         AuthorizeRoutes(parser: AuthorizationRequestParser(registry: services.tokens.registry), authorization: services.authorization,
                         reader: services.webSessions, layout: layout, keys: services.keys, settings: configuration.oauth,
                         audit: services.audit, clock: services.clock).register(into: &router)

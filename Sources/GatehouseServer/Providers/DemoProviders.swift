@@ -1,5 +1,6 @@
 import Foundation
 import GatehouseHTTP
+import GatehouseIdentity
 import GatehouseProviderSimulator
 import GatehouseProviders
 
@@ -35,8 +36,18 @@ enum DemoProviders {
                 authorizationEndpoint: url(demo.github.authorizationEndpoint), tokenEndpoint: url(demo.github.tokenEndpoint),
                 apiBaseURL: url(demo.github.apiBaseURL))
         }
+        // The demo iOS app (F2 hand-off and F3 native Apple), unless the config file registers one by that id.
+        if !configuration.clients.contains(where: { $0.registration.id == demoNativeClientID }) {
+            configuration.clients.append(ConfiguredClient(registration: ClientRegistration(
+                id: demoNativeClientID, name: "Gatehouse Demo App", kind: .public, redirectURIs: ["\(DemoSetup.nativeBundleID):/oauth"],
+                firstParty: true, metadata: #"{"callback_schemes": ["gatehouse-demo"], "bundle_ids": ["\#(DemoSetup.nativeBundleID)"]}"#),
+                secret: nil))
+        }
         return simulator
     }
+
+    /// The demo native app's client id.
+    static let demoNativeClientID = "demo-native"
 }
 
 /// Sends requests for URLs under `base` straight to an in-process pipeline (the mounted simulator),

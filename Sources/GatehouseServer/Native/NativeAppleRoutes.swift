@@ -1,0 +1,144 @@
+import Foundation
+import GatehouseCrypto
+import GatehouseHTTP
+import GatehouseIdentity
+
+/// `POST /native/apple` (flow F3): an iOS app posts what `ASAuthorizationAppleIDCredential` gave it —
+/// `identity_token`, `authorization_code`, the `raw_nonce` it hashed onto Apple's request, optional
+/// `given_name`/`family_name` (Apple gives them to the app once, never in the token), `app` (its
+/// client id) and `response` (`session`, the default, or `tokens`) — as JSON or as a form.
+///
+/// - `session`: 200 `{"user_id", "email", "name", "created"}` and a `Set-Cookie` session cookie for the
+///   app to copy into the web view's cookie store;
+/// - `tokens`: an OAuth token response for that native client (as `/oauth/token` answers).
+///
+/// Every refusal is a 4xx `{"error", "error_description"}`, audited, with nothing else written.
+struct NativeAppleRoutes: Sendable {
+    static let maximumBody = 32 * 1024
+
+    let signIn: NativeAppleSignIn
+    let sessions: SessionService
+    let cookies: CookiePolicy
+    let issuer: TokenIssuer
+    /// The public origin (`https://id.example.com`): a browser posting from anywhere else is refused.
+    let publicOrigin: String
+
+    func register(into router: inout Router) {
+        router.post("/native/apple") { request async throws in
+            var fields: [String: String] = [:]
+            do {
+                fields = try parse(request)
+                return try await handle(request, fields)
+            } catch let failure as NativeAppleSignIn.Failure {
+                await signIn.audit(failure, app: fields["app"], context: request.clientContext)
+                return Self.error(failure)
+            }
+        }
+    }
+
+    private func handle(_ request: Request, _ fields: [String: String]) async throws -> Response {
+        // Native apps send no Origin; a browser always does on a cross-site POST. Refusing foreign
+        // origins stops a page from signing a visitor's browser into the page owner's account.
+        if let origin = request.headers["Origin"], origin != publicOrigin {
+            throw Self.invalid("Cross-origin requests are not accepted here.", status: 403, code: "invalid_request", reason: "foreign_origin")
+        }
+        let wantsTokens: Bool
+        switch fields["response"] ?? "session" {
+        case "session": wantsTokens = false
+        case "tokens": wantsTokens = true
+        default: throw Self.invalid("response must be session or tokens.", reason: "bad_response_type")
+        }
+        let app = try await signIn.app(fields["app"])
+        let identityToken = try Self.required("identity_token", fields)
+        let code = try Self.required("authorization_code", fields)
+        let rawNonce = try Self.required("raw_nonce", fields)
+        // The scope is checked before anything is written: a refused scope must not leave an account behind.
+        var scope: Scope?
+        if wantsTokens, let client = try await signIn.apps.registry.find(id: app.clientID) {
+            do { scope = try TokenIssuer.externalSignInScope(fields["scope"], client: client) } catch {
+                throw Self.invalid(error.description, code: "invalid_scope", reason: "invalid_scope")
+            }
+        }
+        let name = [fields["given_name"], fields["family_name"]].compactMap { $0?.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty }.joined(separator: " ")
+        let outcome = try await signIn.signIn(identityToken: identityToken, authorizationCode: code, rawNonce: rawNonce,
+                                              name: name.isEmpty ? nil : String(name.prefix(200)), app: app,
+                                              context: request.clientContext)
+        if wantsTokens, let client = try await signIn.apps.registry.find(id: app.clientID) {
+            var response = Response.json(try await issuer.issueForExternalSignIn(client: client, user: outcome.user, scope: scope,
+                                                                                 method: "apple"))
+            Self.noStore(&response)
+            return response
+        }
+        // A new session id at every sign-in; a session the caller already had ends here.
+        if let old = request.cookies[cookies.sessionCookie] { _ = try await sessions.end(token: old) }
+        let issued = try await sessions.start(userId: outcome.user.id, methods: ["apple"], context: request.clientContext)
+        struct Body: Encodable { let signed_in: Bool, user_id: String, email: String, name: String?, created: Bool }
+        var response = Response.json(Body(signed_in: true, user_id: outcome.user.id, email: outcome.user.email,
+                                          name: outcome.user.displayName, created: outcome.created))
+        response.setCookie(cookies.sessionCookie(token: issued.token))
+        Self.noStore(&response)
+        return response
+    }
+
+    /// The fields of a JSON object (string or null values only) or of a form; each name at most once.
+    private func parse(_ request: Request) throws -> [String: String] {
+        guard request.body.count <= Self.maximumBody else {
+            throw Self.invalid("The body is too large.", status: 413, reason: "body_too_large")
+        }
+        switch request.mediaType {
+        case "application/json":
+            guard case .object(let object)? = JSONValue(parsing: request.body) else {
+                throw Self.invalid("The body is not a JSON object.", reason: "malformed_json")
+            }
+            var fields: [String: String] = [:]
+            for (name, value) in object {
+                switch value {
+                case .string(let text): fields[name] = text
+                case .null: continue
+                default: throw Self.invalid("\(name.prefix(40)) must be a string.", reason: "malformed_json")
+                }
+            }
+            return fields
+        case "application/x-www-form-urlencoded":
+            guard let form = try? request.form() else { throw Self.invalid("The form is not valid.", reason: "malformed_form") }
+            var fields: [String: String] = [:]
+            for (name, value) in form.pairs {
+                guard fields[name] == nil else { throw Self.invalid("\(name.prefix(40)) appears more than once.", reason: "repeated_field") }
+                fields[name] = value
+            }
+            return fields
+        default:
+            throw Self.invalid("Send application/json or application/x-www-form-urlencoded.", status: 415, reason: "media_type")
+        }
+    }
+
+    private static func required(_ name: String, _ fields: [String: String]) throws -> String {
+        guard let value = fields[name], !value.isEmpty else { throw invalid("The \(name) field is missing.", reason: "missing_\(name)") }
+        return value
+    }
+
+    private static func invalid(_ description: String, status: Int = 400, code: String = "invalid_request",
+                                reason: String) -> NativeAppleSignIn.Failure {
+        NativeAppleSignIn.Failure(status: status, code: code, description: description, reason: reason)
+    }
+
+    static func error(_ failure: NativeAppleSignIn.Failure) -> Response {
+        var response = Response.json(["error": failure.code, "error_description": failure.description], status: HTTPStatus(failure.status))
+        noStore(&response)
+        return response
+    }
+
+    /// `scheme://host[:port]` of the public URL, as browsers write it in `Origin`.
+    static func origin(of url: URL) -> String {
+        let scheme = url.scheme?.lowercased() ?? "https"
+        let host = url.host?.lowercased() ?? ""
+        let port = url.port.map { ":\($0)" } ?? ""
+        return "\(scheme)://\(host)\(port)"
+    }
+
+    static func noStore(_ response: inout Response) {
+        response.headers.set("Cache-Control", "no-store")
+        response.headers.set("Pragma", "no-cache")
+    }
+}

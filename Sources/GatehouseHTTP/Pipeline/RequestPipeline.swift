@@ -9,16 +9,31 @@ public struct RequestPipeline: Sendable {
         case pending(@Sendable () async -> Response)
     }
 
-    public let router: Router
-    public let middleware: [any Middleware]
-    public let renderError: ErrorRenderer
+    /// The parts live in one immutable object: the server copies the pipeline for every request, and
+    /// copying a single reference costs one retain instead of one per field (the router's tree included).
+    private final class Parts: Sendable {
+        let router: Router
+        let middleware: [any Middleware]
+        let renderError: ErrorRenderer
+        let reportFailure: @Sendable (any Error, Request) -> Void
+
+        init(router: Router, middleware: [any Middleware], renderError: @escaping ErrorRenderer,
+             reportFailure: @escaping @Sendable (any Error, Request) -> Void) {
+            self.router = router; self.middleware = middleware
+            self.renderError = renderError; self.reportFailure = reportFailure
+        }
+    }
+    private let parts: Parts
+
+    public var router: Router { parts.router }
+    public var middleware: [any Middleware] { parts.middleware }
+    public var renderError: ErrorRenderer { parts.renderError }
     /// Reports errors that are not `HTTPError` (they become a bare 500); the server logs them.
-    public let reportFailure: @Sendable (any Error, Request) -> Void
+    public var reportFailure: @Sendable (any Error, Request) -> Void { parts.reportFailure }
 
     public init(router: Router, middleware: [any Middleware] = [], renderError: @escaping ErrorRenderer = DefaultErrorRenderer.render,
                 reportFailure: @escaping @Sendable (any Error, Request) -> Void = { _, _ in }) {
-        self.router = router; self.middleware = middleware
-        self.renderError = renderError; self.reportFailure = reportFailure
+        parts = Parts(router: router, middleware: middleware, renderError: renderError, reportFailure: reportFailure)
     }
 
     /// The in-process entry point: handles a request completely and returns the response.

@@ -1,5 +1,6 @@
 import Foundation
 import GatehouseStore
+import Testing
 
 extension OAuthClient {
     /// A confidential first-party client with every list field populated.
@@ -41,4 +42,9 @@ func createOAuthParties(_ db: any GatehouseDatabase) async throws {
     try await db.users.create(.fixture("u2"))
     try await db.oauthClients.create(.fixture("c1"))
     try await db.oauthClients.create(.fixture("c2"))
+}
+
+extension StoreError: CustomTestStringConvertible {
+    /// Test failures show the backend's detail too (never shown to clients, but what a CI log needs).
+    public var testDescription: String { "\(description) [\(detail)]" }
 }

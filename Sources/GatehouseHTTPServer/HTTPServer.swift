@@ -71,10 +71,12 @@ public final class HTTPServer: Sendable {
     @discardableResult
     public func stop() async -> Bool {
         guard let handle = daemon.withLock({ $0 }) else { return true }
-        draining.store(true, ordering: .releasing)
         // Quiescing hands the listening socket back to us; closing it refuses new connections at once.
-        let listener = MHD_quiesce_daemon(handle.pointer)
-        if listener >= 0 { close(listener) }
+        // Only the first stop does it: a second close of that number could hit a descriptor reused since.
+        if !draining.exchange(true, ordering: .acquiringAndReleasing) {
+            let listener = MHD_quiesce_daemon(handle.pointer)
+            if listener >= 0 { close(listener) }
+        }
         let deadline = ContinuousClock.now + .milliseconds(Int(configuration.shutdownGraceSeconds * 1000))
         while suspended.load(ordering: .acquiring) > 0 {
             if ContinuousClock.now >= deadline { return false }

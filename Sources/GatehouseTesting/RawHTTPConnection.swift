@@ -14,7 +14,7 @@ public final class RawHTTPConnection: Sendable {
     /// Connects to 127.0.0.1:`port` with a receive timeout.
     public init(port: UInt16, timeoutSeconds: Int = 5) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw Failure.connect }
+        guard fd >= 0 else { throw Failure.connect }   // deinit's close(-1) is a harmless EBADF
         var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var address = sockaddr_in()
@@ -24,10 +24,12 @@ public final class RawHTTPConnection: Sendable {
         let result = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        guard result == 0 else { close(fd); throw Failure.connect }
+        // No close here: a class whose throwing init fails after full initialisation still runs deinit,
+        // which closes fd. Closing twice could close a descriptor another thread has just been given.
+        guard result == 0 else { throw Failure.connect }
     }
 
-    deinit { close(fd) }
+    deinit { if fd >= 0 { close(fd) } }
 
     /// Writes bytes; returns false when the peer has closed.
     @discardableResult

@@ -107,37 +107,8 @@ struct SimulatorFixture {
     }
 }
 
-/// Reading the simulator's pages the way a browser would, without one.
-enum HTML {
-    /// Every `<input type="hidden" name=… value=…>` in order, unescaped.
-    static func hiddenFields(_ html: String) -> [(String, String)] {
-        var fields: [(String, String)] = []
-        var rest = html[...]
-        while let range = rest.range(of: #"<input type="hidden" name=""#) {
-            rest = rest[range.upperBound...]
-            guard let nameEnd = rest.firstIndex(of: "\"") else { break }
-            let name = String(rest[..<nameEnd])
-            rest = rest[nameEnd...]
-            guard let valueStart = rest.range(of: #"value=""#), let valueEnd = rest[valueStart.upperBound...].firstIndex(of: "\"") else { break }
-            fields.append((unescape(name), unescape(String(rest[valueStart.upperBound..<valueEnd]))))
-            rest = rest[valueEnd...]
-        }
-        return fields
-    }
-
-    /// The first form's `action`.
-    static func formAction(_ html: String) -> String? {
-        guard let range = html.range(of: #"<form method="post" action=""#) else { return nil }
-        let rest = html[range.upperBound...]
-        return rest.firstIndex(of: "\"").map { unescape(String(rest[..<$0])) }
-    }
-
-    static func unescape(_ text: String) -> String {
-        text.replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&#39;", with: "'")
-            .replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">")
-            .replacingOccurrences(of: "&amp;", with: "&")
-    }
-}
+/// The shared form reader (GatehouseTesting), under the name these tests use.
+typealias HTML = HTMLForm
 
 enum JSON {
     static func object(_ bytes: [UInt8]) -> [String: JSONValue] {

@@ -1,6 +1,6 @@
 """Accounts and web sessions in a real browser (headless Chromium driven by Selenium)."""
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support.expected_conditions import staleness_of
+from selenium.common.exceptions import WebDriverException
 from selenium.webdriver.support.ui import WebDriverWait
 
 from conftest import screenshot
@@ -17,7 +17,16 @@ def click_and_wait(driver, element):
     """Clicks and waits for the next page to replace this one (a click does not wait for navigation)."""
     page = driver.find_element(By.TAG_NAME, "html")
     element.click()
-    WebDriverWait(driver, 10).until(staleness_of(page))
+
+    def replaced(d):
+        # Any error touching the old page (stale element, detached frame mid-navigation) means it is gone.
+        try:
+            page.is_enabled()
+            return False
+        except WebDriverException:
+            return True
+
+    WebDriverWait(driver, 15).until(replaced)
 
 
 def submit(driver, action):

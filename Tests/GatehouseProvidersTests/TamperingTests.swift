@@ -76,12 +76,11 @@ import Testing
         let picker = try await browser.get(ProviderHarness.path(start.headers["Location"]))
         let answer = try await browser.post(PageHTML.formAction(picker.text) ?? "",
                                             PageHTML.hiddenFields(picker.text) + [("email", "ada@example.com"), ("action", "allow")])
-        // The provider takes 30 s; the 1 s limit must cut it off long before (the bound is loose on purpose:
-        // it proves the timeout fired, not how fast this machine is).
-        harness.faults.state.withLock { $0.delay = .seconds(30) }
-        let began = ContinuousClock.now
+        // The provider would take 10 minutes: only the 1 s limit can end this request with a 503 (without it the
+        // test would wait for the provider's real answer, a successful sign-in, and fail below). No wall-clock
+        // bound: on a busy machine the cooperative pool may run the timer late, which proves nothing either way.
+        harness.faults.state.withLock { $0.delay = .seconds(600) }
         let callback = try await browser.get(ProviderHarness.path(answer.headers["Location"]))
-        #expect(ContinuousClock.now - began < .seconds(20))
         #expect(callback.status == 503)
         #expect(callback.text.contains("not reachable"))
         #expect(try await harness.users() == 0)

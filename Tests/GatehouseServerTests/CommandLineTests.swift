@@ -11,7 +11,15 @@ import Testing
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("gatehouse")
     }
 
-    static func run(_ arguments: [String], environment: [String: String] = [:], input: String? = nil) throws -> Result {
+    /// Runs the binary on a thread of its own: waiting for a child process must not hold one of the
+    /// cooperative pool's two threads (other tests' timers and tasks need them).
+    static func run(_ arguments: [String], environment: [String: String] = [:], input: String? = nil) async throws -> Result {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Swift.Result { try runBlocking(arguments, environment: environment, input: input) }) }.start()
+        }
+    }
+
+    static func runBlocking(_ arguments: [String], environment: [String: String], input: String?) throws -> Result {
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
@@ -35,28 +43,28 @@ import Testing
         "sqlite://" + FileManager.default.temporaryDirectory.appendingPathComponent("gh-cli-\(UUID().uuidString)/db.sqlite").path
     }
 
-    @Test func versionAndHelp() throws {
-        let version = try Self.run(["version"])
+    @Test func versionAndHelp() async throws {
+        let version = try await Self.run(["version"])
         #expect(version.status == 0 && version.stdout.hasPrefix("gatehouse "))
-        let help = try Self.run(["help"])
+        let help = try await Self.run(["help"])
         #expect(help.status == 0 && help.stdout.contains("Exit codes"))
         for command in ["serve", "migrate", "version"] {
-            let commandHelp = try Self.run([command, "--help"])
+            let commandHelp = try await Self.run([command, "--help"])
             #expect(commandHelp.status == 0 && commandHelp.stdout.hasPrefix("Usage: gatehouse \(command)"))
         }
     }
 
-    @Test func usageErrorsExitTwo() throws {
-        let unknown = try Self.run(["frobnicate"])
+    @Test func usageErrorsExitTwo() async throws {
+        let unknown = try await Self.run(["frobnicate"])
         #expect(unknown.status == 2 && unknown.stderr.contains("unknown command"))
-        let none = try Self.run([])
+        let none = try await Self.run([])
         #expect(none.status == 2)
-        let badOption = try Self.run(["migrate", "--nope"])
+        let badOption = try await Self.run(["migrate", "--nope"])
         #expect(badOption.status == 2 && badOption.stderr.contains("--nope"))
     }
 
-    @Test func badConfigurationStopsStartUpWithOneLine() throws {
-        let result = try Self.run(["serve"], environment: ["GATEHOUSE_LISTEN": "nowhere"])
+    @Test func badConfigurationStopsStartUpWithOneLine() async throws {
+        let result = try await Self.run(["serve"], environment: ["GATEHOUSE_LISTEN": "nowhere"])
         #expect(result.status == 2)
         let lines = result.stderr.split(separator: "\n")
         #expect(lines.count == 1)
@@ -65,9 +73,9 @@ import Testing
 
     @Test func migrateIsIdempotentAndRefusesNewerSchemas() async throws {
         let url = Self.temporaryDatabaseURL()
-        let first = try Self.run(["migrate"], environment: ["GATEHOUSE_DATABASE_URL": url])
+        let first = try await Self.run(["migrate"], environment: ["GATEHOUSE_DATABASE_URL": url])
         #expect(first.status == 0 && first.stdout.contains("migrated from schema version 0"))
-        let second = try Self.run(["migrate"], environment: ["GATEHOUSE_DATABASE_URL": url])
+        let second = try await Self.run(["migrate"], environment: ["GATEHOUSE_DATABASE_URL": url])
         #expect(second.status == 0 && second.stdout.contains("up to date"))
         // Pretend a newer Gatehouse migrated it (through the sqlite3 shell, as an operator might).
         let shell = Process()
@@ -77,7 +85,7 @@ import Testing
         try shell.run()
         shell.waitUntilExit()
         #expect(shell.terminationStatus == 0)
-        let third = try Self.run(["migrate"], environment: ["GATEHOUSE_DATABASE_URL": url])
+        let third = try await Self.run(["migrate"], environment: ["GATEHOUSE_DATABASE_URL": url])
         #expect(third.status == 3 && third.stderr.contains("newer"))
     }
 
@@ -101,30 +109,30 @@ import Testing
         #expect(await lines.first(containing: "\"msg\":\"stopped\"", timeoutSeconds: 10) != nil)
     }
 
-    @Test func userSessionAndAuditCommands() throws {
+    @Test func userSessionAndAuditCommands() async throws {
         let env = ["GATEHOUSE_DATABASE_URL": Self.temporaryDatabaseURL()]
-        let created = try Self.run(["user", "create", "--email", "Op@Example.com", "--password-stdin", "--verified"],
+        let created = try await Self.run(["user", "create", "--email", "Op@Example.com", "--password-stdin", "--verified"],
                                    environment: env, input: "a good long password\n")
         #expect(created.status == 0 && created.stdout.contains("created op@example.com"))
         #expect(!created.stdout.contains("a good long password") && !created.stderr.contains("a good long password"))
-        let duplicate = try Self.run(["user", "create", "--email", "op@example.com"], environment: env)
+        let duplicate = try await Self.run(["user", "create", "--email", "op@example.com"], environment: env)
         #expect(duplicate.status == 2 && duplicate.stderr.contains("already exists"))
-        let weak = try Self.run(["user", "create", "--email", "weak@example.com", "--password-stdin"], environment: env, input: "short\n")
+        let weak = try await Self.run(["user", "create", "--email", "weak@example.com", "--password-stdin"], environment: env, input: "short\n")
         #expect(weak.status == 2)
-        let list = try Self.run(["user", "list"], environment: env)
+        let list = try await Self.run(["user", "list"], environment: env)
         #expect(list.stdout.contains("op@example.com\ttrue\tfalse"))
         #expect(!list.stdout.contains("weak@example.com"))
-        #expect(try Self.run(["user", "disable", "--email", "op@example.com"], environment: env).status == 0)
-        #expect(try Self.run(["user", "list"], environment: env).stdout.contains("op@example.com\ttrue\ttrue"))
-        let revoke = try Self.run(["session", "revoke", "--email", "op@example.com"], environment: env)
+        #expect(try await Self.run(["user", "disable", "--email", "op@example.com"], environment: env).status == 0)
+        #expect(try await Self.run(["user", "list"], environment: env).stdout.contains("op@example.com\ttrue\ttrue"))
+        let revoke = try await Self.run(["session", "revoke", "--email", "op@example.com"], environment: env)
         #expect(revoke.status == 0 && revoke.stdout.contains("ended 0 sessions"))
-        let audit = try Self.run(["audit", "--user", "op@example.com"], environment: env)
+        let audit = try await Self.run(["audit", "--user", "op@example.com"], environment: env)
         #expect(audit.stdout.contains("account.disabled") && audit.stdout.contains("sign_up"))
-        #expect(try Self.run(["user", "delete", "--email", "op@example.com"], environment: env).status == 0)
-        let missing = try Self.run(["user", "delete", "--email", "op@example.com"], environment: env)
+        #expect(try await Self.run(["user", "delete", "--email", "op@example.com"], environment: env).status == 0)
+        let missing = try await Self.run(["user", "delete", "--email", "op@example.com"], environment: env)
         #expect(missing.status == 2 && missing.stderr.contains("no account"))
-        #expect(try Self.run(["user", "frob"], environment: env).status == 2)
-        #expect(try Self.run(["migrate", "stray"], environment: env).status == 2)
+        #expect(try await Self.run(["user", "frob"], environment: env).status == 2)
+        #expect(try await Self.run(["migrate", "stray"], environment: env).status == 2)
     }
 }
 

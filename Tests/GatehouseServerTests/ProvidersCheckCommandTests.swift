@@ -8,12 +8,12 @@ import Glibc
 /// Runs the built `gatehouse providers check` against configurations that fail in each way an operator meets.
 @Suite(.serialized) struct ProvidersCheckCommandTests {
     /// Writes `providers` into a config file of its own and runs the check on it.
-    func check(_ providers: [String: Any], environment: [String: String] = [:]) throws -> CommandLineTests.Result {
+    func check(_ providers: [String: Any], environment: [String: String] = [:]) async throws -> CommandLineTests.Result {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("gh-providers-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let file = directory.appendingPathComponent("config.json")
         try JSONSerialization.data(withJSONObject: ["providers": providers]).write(to: file)
-        return try CommandLineTests.run(["providers", "check", "--config", file.path], environment: environment)
+        return try await CommandLineTests.run(["providers", "check", "--config", file.path], environment: environment)
     }
 
     /// A loopback port nobody listens on: bound by the kernel's choice, then closed again.
@@ -31,9 +31,9 @@ import Glibc
         return Int(UInt16(bigEndian: address.sin_port))
     }
 
-    @Test func unreachableProviderIsReportedWithExitOne() throws {
+    @Test func unreachableProviderIsReportedWithExitOne() async throws {
         let port = try Self.closedPort()
-        let result = try check([
+        let result = try await check([
             "timeout_seconds": 3,
             "github": ["client_id": "Ov23test", "client_secret": "s"],
             "oidc": [["id": "mock", "name": "Mock", "issuer": "http://127.0.0.1:\(port)", "client_id": "c", "client_secret": "s"]],
@@ -45,38 +45,38 @@ import Glibc
         #expect(result.stdout.contains("1 of 2 failed: mock"))
     }
 
-    @Test func plainHTTPOutsideLoopbackFails() throws {
-        let result = try check(["github": ["client_id": "Ov23test", "client_secret": "s",
+    @Test func plainHTTPOutsideLoopbackFails() async throws {
+        let result = try await check(["github": ["client_id": "Ov23test", "client_secret": "s",
                                            "endpoints": ["token": "http://github.example.com/login/oauth/access_token"]]])
         #expect(result.status == 1)
         #expect(result.stdout.contains("github: FAILED"))
         #expect(result.stdout.contains("must use https"))
     }
 
-    @Test func missingSecretVariableIsAConfigurationError() throws {
-        let result = try check(["google": ["client_id": "x.apps.googleusercontent.com", "client_secret_env": "GH_TEST_UNSET_SECRET"]])
+    @Test func missingSecretVariableIsAConfigurationError() async throws {
+        let result = try await check(["google": ["client_id": "x.apps.googleusercontent.com", "client_secret_env": "GH_TEST_UNSET_SECRET"]])
         #expect(result.status == 2)
         #expect(result.stderr.contains("providers.google.client_secret_env"))
         #expect(result.stderr.contains("GH_TEST_UNSET_SECRET is not set"))
     }
 
-    @Test func appleKeyThatIsNotP256IsAConfigurationError() throws {
+    @Test func appleKeyThatIsNotP256IsAConfigurationError() async throws {
         let pem = try SigningKey.generate(.edDSA).pkcs8PEM()
-        let result = try check(["apple": ["client_id": "com.example.web", "team_id": "ABCDE12345", "key_id": "KEY1234567",
+        let result = try await check(["apple": ["client_id": "com.example.web", "team_id": "ABCDE12345", "key_id": "KEY1234567",
                                           "private_key": pem]])
         #expect(result.status == 2)
         #expect(result.stderr.contains("providers.apple.private_key_file"))
         #expect(result.stderr.contains("P-256"))
     }
 
-    @Test func noProvidersIsFine() throws {
-        let result = try check([:])
+    @Test func noProvidersIsFine() async throws {
+        let result = try await check([:])
         #expect(result.status == 0)
         #expect(result.stdout.contains("no providers configured"))
     }
 
-    @Test func checkNeedsItsAction() throws {
-        #expect(try CommandLineTests.run(["providers"]).status == 2)
-        #expect(try CommandLineTests.run(["providers", "check", "--help"]).stdout.hasPrefix("Usage: gatehouse providers check"))
+    @Test func checkNeedsItsAction() async throws {
+        #expect(try await CommandLineTests.run(["providers"]).status == 2)
+        #expect(try await CommandLineTests.run(["providers", "check", "--help"]).stdout.hasPrefix("Usage: gatehouse providers check"))
     }
 }

@@ -3,9 +3,8 @@
 #   make test  installs what is missing and runs every test
 SHELL := /bin/bash
 SWIFT ?= swift
-export GATEHOUSE_DEMO ?= 1
 
-.PHONY: run test build release bootstrap test-swift test-browser bench clean
+.PHONY: run test build release bootstrap bench clean
 
 bootstrap:
 	@scripts/bootstrap
@@ -18,7 +17,7 @@ release: bootstrap
 
 run: release
 	@echo "Gatehouse on $${GATEHOUSE_PUBLIC_URL:-http://127.0.0.1:8080} (Ctrl-C stops it)"
-	.build/release/gatehouse serve
+	GATEHOUSE_DEMO=$${GATEHOUSE_DEMO:-1} .build/release/gatehouse serve
 
 test: bootstrap
 	@scripts/test

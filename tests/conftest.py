@@ -32,6 +32,8 @@ class GatehouseProcess:
         self.dir = tempfile.mkdtemp(prefix="gatehouse-e2e-")
         env = dict(os.environ)
         env.update({
+            # Tests choose demo mode explicitly (extra_env); never inherit it from the caller's shell.
+            "GATEHOUSE_DEMO": "0",
             "GATEHOUSE_LISTEN": f"127.0.0.1:{self.port}",
             "GATEHOUSE_PUBLIC_URL": self.url,
             "GATEHOUSE_DATABASE_URL": f"sqlite://{self.dir}/gatehouse.sqlite",

@@ -4,15 +4,18 @@
 SHELL := /bin/bash
 SWIFT ?= swift
 
-.PHONY: run test build release bootstrap bench clean
+.PHONY: run test build release bootstrap bootstrap-serve bench clean
 
 bootstrap:
-	@scripts/bootstrap
+	@scripts/bootstrap test
+
+bootstrap-serve:
+	@scripts/bootstrap serve
 
 build: bootstrap
 	$(SWIFT) build
 
-release: bootstrap
+release: bootstrap-serve
 	$(SWIFT) build -c release --product gatehouse
 
 run: release

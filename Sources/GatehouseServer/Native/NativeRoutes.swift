@@ -91,7 +91,7 @@ struct NativeRoutes: Sendable {
         let action = "/auth/\(provider)" + (link == nil ? "" : "/link")
         var response = Response.html(layout.render(title: "Continue to sign in", body: """
             <p>\(h(app.name)) asked you to \(link == nil ? "sign in" : "link your account") with \(h(provider.capitalized)).</p>
-            <form id="native-start" method="post" action="\(h(action))">\(hidden)
+            <form method="post" action="\(h(action))" id="native-start">\(hidden)
             <button type="submit">Continue with \(h(provider.capitalized))</button></form>
             <script type="module" src="/assets/native-start.js"></script>
             """))

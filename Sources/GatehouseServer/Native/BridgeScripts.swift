@@ -119,7 +119,9 @@ enum BridgeScripts {
       localStorage.setItem(STORAGE_KEY, JSON.stringify({ verifier, challenge, app, created: Date.now() }));
       const data = { startPath: BASE + "native/start?" + start.toString(), redeemPath: BASE + "native/redeem",
                      provider: action.provider, metadata: { url: location.href } };
-      if (returnTo) data.continuePath = returnTo;
+      // Where the web view goes once signed in some other way (native Sign in with Apple): the pending
+      // authorize, as a public path.
+      if (returnTo) data.continuePath = BASE + returnTo.slice(1);
       webBridge().send({ component: COMPONENT, event: "click", data, callback: (reply) => {
         const error = reply && reply.data && reply.data.error;
         if (error && error !== "cancelled") showError(form, reply.data.error_description || "Signing in did not complete (" + error + ").");
@@ -144,8 +146,27 @@ enum BridgeScripts {
       form.submit();
     }
 
+    // The product asked for one provider (`/oauth/authorize?…&provider=google`, its "Sign in with Google"
+    // button): in the app that provider starts at once, through the bridge — once per page, so a cancel
+    // leaves the user on this page with every choice.
+    function autostart() {
+      for (const form of document.querySelectorAll("form")) {
+        const action = providerAction(form);
+        const returnTo = (form.querySelector('input[name="return_to"]') || {}).value || "";
+        if (!action || action.link || !returnTo.startsWith("/oauth/authorize?")) continue;
+        const hinted = new URLSearchParams(returnTo.slice(returnTo.indexOf("?") + 1)).get("provider");
+        const key = "gatehouse.autostart:" + returnTo;
+        if (hinted !== action.provider || sessionStorage.getItem(key)) continue;
+        sessionStorage.setItem(key, "1");
+        startNativeSignIn(form).catch((error) => showError(form, error.message));
+        return;
+      }
+    }
+
     if (inApp) {
       webBridge();
+      if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", autostart); else autostart();
+      document.addEventListener("turbo:load", autostart);
       document.addEventListener("submit", (event) => {
         const form = event.target;
         if (!(form instanceof HTMLFormElement) || !providerAction(form)) return;

@@ -126,6 +126,8 @@ class Pages:
                                   f'<a id="to-turbo" href="/turbo/b">to a Turbo page</a>'))
         if path.startswith("/late-turbo"):
             # Turbo arrives later than the document: the adapter waits for turbo:load.
+            if query.get("mode") == "defer":
+                return send(200, page("Deferred Turbo", '<p id="late">deferred</p>', head='<script defer src="/turbo.js"></script>'))
             delay = int(query.get("ms", "300"))
             body = ('<p id="late">late</p><script>setTimeout(() => { const s = document.createElement("script");'
                     f' s.src = "/turbo.js"; document.head.appendChild(s); }}, {delay});</script>')
@@ -137,7 +139,9 @@ class Pages:
                                 ("to-b", "/turbo/b"), ("to-plain", "/plain/x"), ("to-other-host", self.other("/turbo/c")),
                                 ("to-404", "/status/404"), ("to-cross-redirect", "/redirect?to=" + urllib.parse.quote(self.other("/turbo/c"))),
                                 ("to-mail", "mailto:someone@example.com"), ("to-app-scheme", "myapp://open")])
-            form = (f'<form id="cross-form" method="post" action="/form-redirect?to={urllib.parse.quote(self.other("/turbo/d"))}">'
+            form = ('<form id="native-plain-form" method="post" data-turbo="false" action="/form-redirect?to=/plain/y">'
+                    '<button id="native-plain-submit">Plain natively</button></form>')
+            form += (f'<form id="cross-form" method="post" action="/form-redirect?to={urllib.parse.quote(self.other("/turbo/d"))}">'
                     '<button id="cross-submit">Go</button></form>'
                     f'<form id="native-form" method="post" data-turbo="false" action="/form-redirect?to={urllib.parse.quote(self.other("/turbo/d"))}">'
                     '<button id="native-submit">Go natively</button></form>')
@@ -153,6 +157,23 @@ class Pages:
                       "window.webkit.messageHandlers.bridge.postMessage({id: '1', component: 'demo', event: 'connect', data: {metadata: {url: %s}}});" % metadata)
             body = f'<p id="bridge-page">bridge</p><script>{sender}</script>'
             return send(200, page("Bridge", body, turbo=True, head=head))
+        if path == "/auth/start":
+            # The system browser's page: sets a cookie in *its* profile, then hands back to the app.
+            outcome = query.get("result", "token")
+            target = "myapp://auth-callback?" + ("token=tok123" if outcome == "token" else "error=access_denied")
+            if outcome == "stay":
+                return send(200, page("Provider", '<p id="provider">sign in here</p>'), headers=[("Set-Cookie", "system=1; Path=/")])
+            return send(302, b"", headers=[("Location", target), ("Set-Cookie", "system=1; Path=/")])
+        if path == "/redeem":
+            ok = query.get("token") == "tok123" and query.get("verifier") == "v1"
+            return send(303, b"", headers=[("Location", "/turbo/signed-in" if ok else "/turbo/refused")]
+                        + ([("Set-Cookie", "app_session=1; Path=/")] if ok else []))
+        if path == "/sign-in":
+            body = ('<p id="sign-in-page">sign in</p><button id="sign-in">Sign in</button><script>'
+                    'document.getElementById("sign-in").addEventListener("click", () => {'
+                    f' window.HotwireNative.web.send({{component: "sign-in-with-oauth", event: "click", data: {{startPath: "/auth/start?result={html.escape(query.get("result", "token"))}",'
+                    ' redeemPath: "/redeem?verifier=v1", metadata: {url: location.href}}});});</script>')
+            return send(200, page("Sign in", body, turbo=True, head='<script src="/web-bridge.js"></script>'))
         if path == "/":
             return send(200, page("Home", '<a id="to-b" href="/turbo/b">b</a>', turbo=True))
         return send(404, page("Not found", ""))

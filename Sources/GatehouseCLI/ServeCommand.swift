@@ -37,7 +37,8 @@ enum ServeCommand: CLICommand {
         let secrets = try ServerSecrets.load(environment: environment, databaseURL: configuration.databaseURL)
         let app = GatehouseApp(configuration: configuration, database: database, secrets: secrets, log: log)
         try await app.services.keys.ensureSigningKey()
-        for configured in configuration.clients {
+        // The app's configuration, not the file's: demo mode adds its clients (demo-native) there.
+        for configured in app.configuration.clients {
             try await app.services.tokens.registry.apply(configured.registration, secret: configured.secret)
         }
         let server = app.makeServer()

@@ -14,6 +14,8 @@ public struct HandoffTokens: Sendable {
         public let appID: String
         public let authMethods: [String]
         public let returnTo: String?
+        /// The hand-off finishes "Link <provider>" from the app: the web view keeps its session.
+        public let link: Bool
     }
 
     public enum Failure: Error, Equatable, Sendable {
@@ -36,6 +38,7 @@ public struct HandoffTokens: Sendable {
         let challenge: String
         let methods: [String]
         let returnTo: String?
+        let link: Bool?
     }
 
     let store: any OneTimeTokenStore
@@ -44,10 +47,11 @@ public struct HandoffTokens: Sendable {
     public init(store: any OneTimeTokenStore, clock: IdentityClock = .system) { self.store = store; self.clock = clock }
 
     /// Mints a token for a user signed in on behalf of `app`, bound to the web view's `challenge`.
-    public func mint(userId: String, appID: String, challenge: String, authMethods: [String], returnTo: String?) async throws -> String {
+    public func mint(userId: String, appID: String, challenge: String, authMethods: [String], returnTo: String?,
+                     link: Bool = false) async throws -> String {
         let token = SecureRandom.token(byteCount: 32)
         let now = clock.now()
-        let payload = Payload(app: appID, challenge: challenge, methods: authMethods, returnTo: returnTo)
+        let payload = Payload(app: appID, challenge: challenge, methods: authMethods, returnTo: returnTo, link: link ? true : nil)
         let json = String(decoding: try JSONEncoder().encode(payload), as: UTF8.self)
         try await store.create(OneTimeToken(hash: TokenHash(SHA256.hash(token)), purpose: .handoff, userId: userId, createdAt: now,
                                             expiresAt: now.addingTimeInterval(Self.lifetime), payload: json))
@@ -64,7 +68,8 @@ public struct HandoffTokens: Sendable {
         }
         if let appID, appID != payload.app { throw Failure.wrongApp }
         guard PKCE.verify(verifier: verifier, challenge: payload.challenge) else { throw Failure.wrongVerifier }
-        return Redemption(userId: consumed.userId, appID: payload.app, authMethods: payload.methods, returnTo: payload.returnTo)
+        return Redemption(userId: consumed.userId, appID: payload.app, authMethods: payload.methods, returnTo: payload.returnTo,
+                          link: payload.link ?? false)
     }
 
     /// Whether a challenge has the S256 shape (43 base64url characters of a SHA-256).

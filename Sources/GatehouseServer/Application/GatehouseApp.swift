@@ -61,11 +61,15 @@ public struct GatehouseApp: Sendable {
                                         reader: services.webSessions, layout: layout, database: database, audit: services.audit,
                                         clock: services.clock, tokens: services.tokens, providers: providerWiring.pages)
         accountPages.register(into: &router)
-        providerWiring.register(into: &router, accountPages: accountPages, services: services, publicBase: configuration.oauth.issuer)
-        NativeRoutes(apps: NativeAppDirectory(registry: services.tokens.registry), handoffs: services.handoffs, sessions: services.sessions,
+        providerWiring.register(into: &router, accountPages: accountPages, services: services, publicBase: configuration.oauth.issuer,
+                                layout: layout)
+        NativeRoutes(apps: NativeAppDirectory(registry: services.tokens.registry), handoffs: services.handoffs,
+                     confirmations: services.handoffConfirmations, sessions: services.sessions,
                      reader: services.webSessions, layout: layout, audit: services.audit, database: database,
                      pathConfiguration: PathConfiguration(rules: configuration.nativePathRules),
-                     enabledProviders: providerWiring.registry.providers.map(\.id)).register(into: &router)
+                     associations: AppSiteAssociations(apps: configuration.clients.compactMap { NativeApp(registration: $0.registration) }),
+                     enabledProviders: providerWiring.registry.providers.map(\.id),
+                     publicOrigin: NativeAppleRoutes.origin(of: configuration.publicURL)).register(into: &router)
         let origins = WebOriginCache(store: database.oauthClients)
         DiscoveryRoutes(settings: configuration.oauth, keys: services.keys, corsOrigins: { await origins.origins() })
             .register(into: &router)

@@ -17,6 +17,8 @@ public struct IdentityServices: Sendable {
     public let tokens: TokenService
     public let authorization: AuthorizationService
     public let handoffs: HandoffTokens
+    /// Pending "Continue to <app>?" hand-offs and link tickets (F2).
+    public let handoffConfirmations: HandoffConfirmations
     let webSessions: WebSessionReader
 
     init(configuration: GatehouseConfiguration, database: any GatehouseDatabase, secrets: ServerSecrets,
@@ -41,6 +43,7 @@ public struct IdentityServices: Sendable {
         tokens = TokenService(database: database, settings: configuration.oauth, keys: keys, accounts: accounts, audit: audit,
                               clock: clock)
         handoffs = HandoffTokens(store: database.oneTimeTokens, clock: clock)
+        handoffConfirmations = HandoffConfirmations(store: database.oneTimeTokens, clock: clock)
         authorization = AuthorizationService(database: database, settings: configuration.oauth, clock: clock)
         webSessions = WebSessionReader(sessions: sessions,
                                        cookies: CookiePolicy(publicURL: configuration.publicURL,

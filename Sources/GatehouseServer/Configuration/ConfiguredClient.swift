@@ -8,6 +8,8 @@ public struct ConfiguredClient: Sendable {
     public var registration: ClientRegistration
     public var secret: String?
 
+    public init(registration: ClientRegistration, secret: String?) { self.registration = registration; self.secret = secret }
+
     static func parse(_ value: Any, index: Int, environment: [String: String]) throws(ConfigurationError) -> ConfiguredClient {
         let prefix = "clients[\(index)]"
         guard let object = value as? [String: Any] else { throw ConfigurationError(key: prefix, problem: "must be an object") }

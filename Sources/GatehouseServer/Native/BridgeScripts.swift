@@ -1,16 +1,66 @@
-/// The JavaScript Gatehouse serves for Hotwire Native apps. No build step: plain ES modules.
+/// The JavaScript Gatehouse serves for Hotwire Native apps. No build step, no third-party code: plain
+/// scripts written for the wire formats they speak (docs/integrations/hotwire-native.md).
 enum BridgeScripts {
-    /// `/assets/gatehouse-bridge.js`: speaks the Hotwire Native bridge wire format directly. In the app
-    /// (user agent names the `sign-in-with-oauth` component and a native bridge is present) it turns a
-    /// "Sign in with …" form submit into a `click` message carrying `startPath` (provider, app, the
-    /// S256 challenge) and `redeemPath` (with the verifier, which never leaves this web view and the app).
-    /// Anywhere else it does nothing, and the form submits normally (flow F1).
+    /// `/assets/gatehouse-bridge.js`: the `sign-in-with-oauth` component, web side.
+    ///
+    /// - It is the page's web bridge when the page has none (`window.HotwireNative.web`): it announces
+    ///   `web-bridge:ready`, so the native adapter calls `setAdapter` once its components are registered;
+    ///   until then messages wait in a queue (a tap before `register()` is delivered after it, never lost
+    ///   and never posted to an adapter that does not know the component). On a page that already has the
+    ///   real `@hotwired/hotwire-native-bridge`, that library's `web` is used instead.
+    /// - In the app (user agent names the component, `Gatehouse-App/<client_id>` names the app), a
+    ///   "Sign in with …" or "Link …" submit becomes a `click` message with `startPath` (provider, app, the
+    ///   S256 challenge, the pending `return_to`), `redeemPath` (no secret in it) and `provider`. The
+    ///   verifier stays in this origin's storage; the redeem page posts it (a POST with CSRF token and
+    ///   Origin), so a redeem link minted for someone else's account does nothing in this web view.
+    /// - Replies from native (`data.error`, `data.error_description`) are shown next to the form.
+    /// - Paths are relative to where this script is served, so a path prefix (one-origin) just works.
     static let bridge = #"""
-    // Gatehouse sign-in bridge component: "sign-in-with-oauth" (Hotwire Native wire format).
+    // Gatehouse sign-in bridge component "sign-in-with-oauth" (Hotwire Native wire format).
     const COMPONENT = "sign-in-with-oauth";
+    const STORAGE_KEY = "gatehouse.handoff";
+    const BASE = new URL("..", import.meta.url).pathname;          // "/" or "/auth/" (one-origin prefix)
     const userAgent = navigator.userAgent;
     const inApp = /(Turbo|Hotwire) Native/.test(userAgent) && new RegExp("bridge-components: \\[[^\\]]*\\b" + COMPONENT + "\\b").test(userAgent);
-    let counter = 0;
+
+    // A minimal web bridge, used only when the page has no Hotwire Native bridge library.
+    class QueueingWebBridge {
+      constructor() { this.adapter = null; this.pending = []; this.callbacks = new Map(); this.lastId = 0; }
+      setAdapter(adapter) {
+        this.adapter = adapter;
+        if (adapter && adapter.platform) document.documentElement.dataset.bridgePlatform = adapter.platform;
+        this.flush();
+      }
+      adapterDidUpdateSupportedComponents() { this.flush(); }
+      supportsComponent(component) { return Boolean(this.adapter && this.adapter.supportsComponent(component)); }
+      send({ component, event, data, callback }) {
+        const id = String(++this.lastId);
+        if (callback) this.callbacks.set(id, callback);
+        this.pending.push({ id, component, event, data });
+        this.flush();
+        return id;
+      }
+      flush() {
+        if (!this.adapter) return;
+        const waiting = [];
+        for (const message of this.pending) {
+          if (this.adapter.supportsComponent(message.component)) this.adapter.receive(message); else waiting.push(message);
+        }
+        this.pending = waiting;
+      }
+      receive(message) {
+        const callback = this.callbacks.get(message.id);
+        if (callback) callback(message);
+      }
+    }
+
+    function webBridge() {
+      if (!window.HotwireNative && !window.Strada) {
+        window.HotwireNative = { web: new QueueingWebBridge() };
+        document.dispatchEvent(new Event("web-bridge:ready"));
+      }
+      return (window.HotwireNative || window.Strada).web;
+    }
 
     function base64url(bytes) {
       let text = "";
@@ -24,62 +74,92 @@ enum BridgeScripts {
       return { verifier, challenge: base64url(digest) };
     }
 
-    function send(message) {
-      const adapter = window.nativeBridge;
-      if (adapter && typeof adapter.supportsComponent === "function" && adapter.supportsComponent(COMPONENT)) {
-        adapter.receive(message);
-        return true;
-      }
-      const handler = window.webkit && window.webkit.messageHandlers && window.webkit.messageHandlers.bridge;
-      if (handler) { handler.postMessage(message); return true; }
-      const android = window.BridgeComponentsNative;
-      if (android && typeof android.bridgeDidReceiveMessage === "function") {
-        android.bridgeDidReceiveMessage(JSON.stringify(message));
-        return true;
-      }
-      return false;
+    function appID(form) {
+      return (userAgent.match(/Gatehouse-App\/([A-Za-z0-9._-]+)/) || [])[1] || document.documentElement.dataset.nativeApp || form.dataset.app || "";
     }
 
-    function nativeBridgeAvailable() {
-      return Boolean((window.nativeBridge && window.nativeBridge.supportsComponent && window.nativeBridge.supportsComponent(COMPONENT))
-        || (window.webkit && window.webkit.messageHandlers && window.webkit.messageHandlers.bridge)
-        || window.BridgeComponentsNative);
+    function showError(form, text) {
+      let notice = form.parentElement.querySelector(".notice.native-error");
+      if (!notice) {
+        notice = document.createElement("p");
+        notice.className = "notice error native-error";
+        notice.setAttribute("role", "alert");
+        form.parentElement.insertBefore(notice, form);
+      }
+      notice.textContent = text;
+    }
+
+    // "/auth/google" → {provider: "google", link: false}; "/auth/google/link" → link; anything else → null.
+    function providerAction(form) {
+      let path;
+      try { path = new URL(form.getAttribute("action") || "", location.href).pathname; } catch { return null; }
+      if (!path.startsWith(BASE + "auth/")) return null;
+      const match = path.slice(BASE.length + 5).match(/^([a-z0-9_-]+)(\/link)?$/);
+      return match ? { provider: match[1], link: Boolean(match[2]) } : null;
+    }
+
+    async function linkTicket(form, app) {
+      const body = new URLSearchParams({ csrf_token: (form.querySelector('input[name="csrf_token"]') || {}).value || "", app });
+      const response = await fetch(BASE + "native/link-ticket", { method: "POST", body, credentials: "same-origin",
+                                                                  headers: { Accept: "application/json" } });
+      const json = await response.json().catch(() => ({}));
+      if (!response.ok || !json.ticket) throw new Error(json.error_description || "Linking could not start. Reload the page and try again.");
+      return json.ticket;
     }
 
     export async function startNativeSignIn(form) {
-      const provider = form.dataset.provider || form.getAttribute("action").split("/")[2];
-      // The app names itself in its user agent ("Gatehouse-App/<client_id>"), or the page says which app it is for.
-      const app = (userAgent.match(/Gatehouse-App\/([A-Za-z0-9._-]+)/) || [])[1] || document.documentElement.dataset.nativeApp || form.dataset.app;
+      const action = providerAction(form);
+      if (!action) return false;
+      const app = appID(form);
       const { verifier, challenge } = await makeVerifier();
-      sessionStorage.setItem("gatehouse.verifier", verifier);
+      const start = new URLSearchParams({ provider: action.provider, app, challenge });
       const returnTo = (form.querySelector('input[name="return_to"]') || {}).value || "";
-      const start = new URLSearchParams({ provider, app: app || "", challenge });
       if (returnTo) start.set("return_to", returnTo);
-      const redeem = new URLSearchParams({ verifier });
-      if (app) redeem.set("app", app);
-      return send({
-        id: String(++counter),
-        component: COMPONENT,
-        event: "click",
-        data: { startPath: "/native/start?" + start.toString(), redeemPath: "/native/redeem?" + redeem.toString(),
-                provider, metadata: { url: location.href } },
-      });
+      if (action.link) start.set("link", await linkTicket(form, app));
+      localStorage.setItem(STORAGE_KEY, JSON.stringify({ verifier, challenge, app, created: Date.now() }));
+      const data = { startPath: BASE + "native/start?" + start.toString(), redeemPath: BASE + "native/redeem",
+                     provider: action.provider, metadata: { url: location.href } };
+      if (returnTo) data.continuePath = returnTo;
+      webBridge().send({ component: COMPONENT, event: "click", data, callback: (reply) => {
+        const error = reply && reply.data && reply.data.error;
+        if (error && error !== "cancelled") showError(form, reply.data.error_description || "Signing in did not complete (" + error + ").");
+      } });
+      return true;
+    }
+
+    // The redeem page (reached from the app after the system browser): post the verifier this origin holds.
+    function finishRedeem() {
+      const form = document.querySelector("form[data-gatehouse-redeem]");
+      if (!form || form.dataset.submitted) return;
+      form.dataset.submitted = "1";
+      let pending = null;
+      try { pending = JSON.parse(localStorage.getItem(STORAGE_KEY) || "null"); } catch { pending = null; }
+      if (!pending || !pending.verifier || Date.now() - pending.created > 15 * 60 * 1000) {
+        const message = document.getElementById("redeem-unbound");
+        if (message) message.hidden = false;
+        return;
+      }
+      localStorage.removeItem(STORAGE_KEY);
+      form.querySelector('input[name="verifier"]').value = pending.verifier;
+      form.submit();
     }
 
     if (inApp) {
+      webBridge();
       document.addEventListener("submit", (event) => {
         const form = event.target;
-        if (!(form instanceof HTMLFormElement)) return;
-        const action = form.getAttribute("action") || "";
-        if (!/^\/auth\/[a-z0-9_-]+$/.test(action) || !nativeBridgeAvailable()) return;
+        if (!(form instanceof HTMLFormElement) || !providerAction(form)) return;
         event.preventDefault();
-        startNativeSignIn(form).then((sent) => { if (!sent) form.submit(); });
+        startNativeSignIn(form).catch((error) => showError(form, error.message));
       }, true);
     }
+    document.addEventListener("turbo:load", finishRedeem);
+    if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", finishRedeem); else finishRedeem();
     """#
 
-    /// `/assets/gatehouse-bridge-stimulus.js`: the same component for apps that already use
-    /// `@hotwired/hotwire-native-bridge` (import map or bundler resolves it).
+    /// `/assets/gatehouse-bridge-stimulus.js`: the same component for product pages that already use
+    /// `@hotwired/hotwire-native-bridge` (import map or bundler resolves it). Gatehouse's base path comes
+    /// from `<meta name="gatehouse-base" content="/auth/">` (default `/`).
     static let stimulus = #"""
     import { BridgeComponent } from "@hotwired/hotwire-native-bridge";
 
@@ -89,7 +169,7 @@ enum BridgeScripts {
       return btoa(text).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
     }
 
-    // <form action="/auth/google" data-controller="bridge--sign-in-with-oauth" data-action="submit->bridge--sign-in-with-oauth#start">
+    // <form action="/auth/auth/google" data-controller="bridge--sign-in-with-oauth" data-action="submit->bridge--sign-in-with-oauth#start">
     export default class extends BridgeComponent {
       static component = "sign-in-with-oauth";
 
@@ -97,15 +177,24 @@ enum BridgeScripts {
         if (!this.enabled) return;   // outside the app: the form submits normally
         event.preventDefault();
         const form = this.element;
-        const provider = form.getAttribute("action").split("/")[2];
-        const app = form.dataset.app || document.documentElement.dataset.nativeApp || "";
+        const base = (document.querySelector('meta[name="gatehouse-base"]') || {}).content || "/";
+        const path = new URL(form.getAttribute("action"), location.href).pathname.slice(base.length);
+        const provider = (path.match(/^auth\/([a-z0-9_-]+)/) || [])[1];
+        // The app names itself in its user agent ("Gatehouse-App/<client_id>"), else the page says which app.
+        const app = (navigator.userAgent.match(/Gatehouse-App\/([A-Za-z0-9._-]+)/) || [])[1] || form.dataset.app
+          || document.documentElement.dataset.nativeApp || "";
         const verifier = base64url(crypto.getRandomValues(new Uint8Array(32)));
-        const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier)));
-        sessionStorage.setItem("gatehouse.verifier", verifier);
+        const challenge = base64url(new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier))));
+        localStorage.setItem("gatehouse.handoff", JSON.stringify({ verifier, challenge, app, created: Date.now() }));
+        const start = new URLSearchParams({ provider, app, challenge });
         const returnTo = (form.querySelector('input[name="return_to"]') || {}).value || "";
-        const start = new URLSearchParams({ provider, app, challenge: base64url(digest) });
         if (returnTo) start.set("return_to", returnTo);
-        this.send("click", { startPath: "/native/start?" + start, redeemPath: "/native/redeem?" + new URLSearchParams({ verifier, app }), provider });
+        const data = { startPath: base + "native/start?" + start, redeemPath: base + "native/redeem", provider };
+        if (returnTo) data.continuePath = returnTo;
+        this.send("click", data, (reply) => {
+          const error = reply.data && reply.data.error;
+          if (error && error !== "cancelled") form.dataset.error = reply.data.error_description || error;
+        });
       }
     }
     """#

@@ -1,29 +1,46 @@
 import Foundation
+import GatehouseCrypto
 import GatehouseHTTP
 import GatehouseIdentity
 import GatehouseStore
 
-/// The server side of native apps (flows F2 and F3 helpers):
+/// The server side of native apps (flow F2 and helpers):
 /// - `GET /native/start` — opened in the system browser: a tiny page that continues into the provider
 ///   sign-in with `platform=native` (auto-submitted by a script, or by its visible button without JS);
-/// - `GET /native/redeem?token=…&verifier=…` — loaded in the app's web view: exchanges the hand-off token
-///   for a session cookie there;
+/// - `POST /native/confirm` — the system browser's "Continue to <app>?" answer (custom-scheme apps);
+/// - `GET /native/redeem?token=…` — visited in the app's web view: a page (no side effect) whose script
+///   posts the verifier this origin holds; `POST /native/redeem` (CSRF token, same Origin) spends the
+///   hand-off token, starts the web view's session and 303s to the pending `return_to` (typically the
+///   product's `/oauth/authorize`, which continues into the product's callback);
+/// - `POST /native/link-ticket` — the signed-in web view asks to link a provider from the system browser;
 /// - `GET /native/session`, `POST /native/sign-out` — JSON for the app's launch check and sign-out;
-/// - `/configurations/{ios,android}_v1.json` and the bridge scripts.
+/// - `/configurations/{ios,android}_v1.json`, the bridge and Turbo adapter scripts, and the app-site
+///   association files.
 struct NativeRoutes: Sendable {
     let apps: NativeAppDirectory
     let handoffs: HandoffTokens
+    let confirmations: HandoffConfirmations
     let sessions: SessionService
     let reader: WebSessionReader
     let layout: PageLayout
     let audit: AuditTrail
     let database: any GatehouseDatabase
     let pathConfiguration: PathConfiguration
+    let associations: AppSiteAssociations
     let enabledProviders: [String]
+    /// `scheme://host[:port]` of the public URL: state-changing posts from any other Origin are refused.
+    let publicOrigin: String
 
     func register(into router: inout Router) {
         router.get("/native/start") { request async throws in try await start(request) }
-        router.get("/native/redeem") { request async throws in try await redeem(request) }
+        router.get("/native/redeem") { request async throws in try await redeemPage(request) }
+        router.post("/native/redeem") { request async throws in try await redeem(request) }
+        router.post("/native/confirm") { request async throws in try await confirm(request) }
+        router.post("/native/link-ticket") { request async throws in try await linkTicket(request) }
+        router.get("/native/callback") { _ in
+            // A claimed https callback the system did not hand to the app (app not installed) lands here.
+            Response.html(layout.render(title: "Return to the app", body: "<p>Open the app to finish signing in.</p>"))
+        }
         router.get("/native/session") { request async throws in try await status(request) }
         router.post("/native/sign-out") { request async throws in try await signOut(request) }
         for platform in ["ios", "android"] {
@@ -34,8 +51,10 @@ struct NativeRoutes: Sendable {
                 return response
             }
         }
+        associations.register(into: &router)
         for (path, source) in [("/assets/gatehouse-bridge.js", BridgeScripts.bridge),
                                ("/assets/gatehouse-bridge-stimulus.js", BridgeScripts.stimulus),
+                               ("/assets/gatehouse-turbo.js", TurboAdapterScript.source),
                                ("/assets/native-start.js", BridgeScripts.autoSubmit)] {
             let bytes = Array(source.utf8)
             router.get(path) { _ in
@@ -45,6 +64,8 @@ struct NativeRoutes: Sendable {
             }
         }
     }
+
+    // MARK: System browser
 
     private func start(_ request: Request) async throws -> Response {
         let web = try await reader.read(request)
@@ -57,13 +78,20 @@ struct NativeRoutes: Sendable {
         guard let challenge = request.query["challenge"], HandoffTokens.isValidChallenge(challenge) else {
             throw HTTPError(.badRequest, "The challenge must be the base64url SHA-256 of the app's verifier.")
         }
+        guard let callback = app.callback(named: request.query["callback"]) else {
+            throw HTTPError(.badRequest, "This callback is not registered for the app.")
+        }
+        let link = request.query["link"].flatMap { $0.utf8.count == 43 ? $0 : nil }
         let returnTo = ReturnPath.validated(request.query["return_to"])
-        let fields = [("csrf_token", reader.token(for: web)), ("platform", "native"), ("app", app.clientID), ("challenge", challenge)]
-            + (returnTo.map { [("return_to", $0)] } ?? [])
+        var fields = [("csrf_token", reader.token(for: web)), ("platform", "native"), ("app", app.clientID), ("challenge", challenge),
+                      ("callback", callback)]
+        if let returnTo, link == nil { fields.append(("return_to", returnTo)) }
+        if let link { fields.append(("link", link)) }
         let hidden = fields.map { #"<input type="hidden" name="\#(h($0.0))" value="\#(h($0.1))">"# }.joined()
+        let action = "/auth/\(provider)" + (link == nil ? "" : "/link")
         var response = Response.html(layout.render(title: "Continue to sign in", body: """
-            <p>\(h(app.name)) asked you to sign in with \(h(provider.capitalized)).</p>
-            <form id="native-start" method="post" action="/auth/\(h(provider))">\(hidden)
+            <p>\(h(app.name)) asked you to \(link == nil ? "sign in" : "link your account") with \(h(provider.capitalized)).</p>
+            <form method="post" action="\(h(action))" id="native-start">\(hidden)
             <button type="submit">Continue with \(h(provider.capitalized))</button></form>
             <script type="module" src="/assets/native-start.js"></script>
             """))
@@ -72,31 +100,110 @@ struct NativeRoutes: Sendable {
         return response
     }
 
-    private func redeem(_ request: Request) async throws -> Response {
+    private func confirm(_ request: Request) async throws -> Response {
+        let form = try request.form()
         let web = try await reader.read(request)
+        try reader.requireCSRF(form, web)
+        // Exactly one decision: the clicked button's. Anything else is not a browser submitting this form.
+        let decisions = form.pairs.filter { $0.0 == "decision" }.map(\.1)
+        guard decisions.count == 1, ["continue", "cancel"].contains(decisions[0]) else {
+            throw HTTPError(.badRequest, "Choose Continue or Cancel.")
+        }
+        guard let pending = try await confirmations.take(form["confirmation"] ?? "") else {
+            return errorPage("This sign-in has expired or was already answered. Start again in the app.", status: .badRequest)
+        }
+        let cookie = request.cookies[ProviderRoutes.flowCookieName(secure: reader.cookies.secure)]
+        guard let cookie, ConstantTime.equals(SHA256.hex(cookie), pending.browserBinding) else {
+            return errorPage("This sign-in was started in another browser. Start again in the app.", status: .forbidden)
+        }
+        guard let app = try await apps.app(pending.appID) else {
+            return errorPage("This app is no longer registered for signing in.", status: .badRequest)
+        }
+        guard decisions[0] == "continue" else {
+            await audit.record(.signInFailed, userId: pending.userId, context: request.clientContext,
+                               details: ["via": "native_handoff", "reason": "user_cancelled", "app": app.clientID])
+            return NativeHandoffCompletion.redirect(app.callbackURL([("error", "access_denied"),
+                                                                     ("error_description", "You cancelled signing in.")],
+                                                                    callback: pending.callback))
+        }
+        let token = try await handoffs.mint(userId: pending.userId, appID: app.clientID, challenge: pending.challenge,
+                                            authMethods: pending.methods, returnTo: pending.returnTo, link: pending.link)
+        return NativeHandoffCompletion.redirect(app.callbackURL([("token", token)], callback: pending.callback))
+    }
+
+    // MARK: Web view
+
+    private func redeemPage(_ request: Request) async throws -> Response {
+        let web = try await reader.read(request)
+        guard let token = request.query["token"], token.utf8.count == 43 else {
+            return errorPage(HandoffTokens.Failure.invalidToken.message, status: .badRequest)
+        }
+        let app = request.query["app"].map { #"<input type="hidden" name="app" value="\#(h($0))">"# } ?? ""
+        var response = Response.html(layout.render(title: "Finishing sign-in", body: """
+            <p id="redeem-working" class="muted">Finishing signing in…</p>
+            <p id="redeem-unbound" class="notice error" role="alert" hidden>This sign-in was not started in this app. Start again from the sign-in screen.</p>
+            <form method="post" action="/native/redeem" data-gatehouse-redeem>
+            <input type="hidden" name="csrf_token" value="\(h(reader.token(for: web)))"><input type="hidden" name="token" value="\(h(token))">\(app)\
+            <input type="hidden" name="verifier" value=""><noscript><p>Signing in from the app needs JavaScript.</p></noscript></form>
+            """))
+        if let cookie = web.newCSRFCookie { response.setCookie(cookie) }
+        response.headers.set("Cache-Control", "no-store")
+        return response
+    }
+
+    private func redeem(_ request: Request) async throws -> Response {
+        if let origin = request.headers["Origin"], origin != publicOrigin {
+            return errorPage("This sign-in can only be finished in the app.", status: .forbidden)
+        }
+        let form = try request.form()
+        let web = try await reader.read(request)
+        try reader.requireCSRF(form, web)
         do {
-            let redemption = try await handoffs.redeem(token: request.query["token"] ?? "", verifier: request.query["verifier"] ?? "",
-                                                       appID: request.query["app"])
+            let redemption = try await handoffs.redeem(token: form["token"] ?? "", verifier: form["verifier"] ?? "", appID: form["app"])
             guard let user = try await database.users.find(id: redemption.userId), !user.disabled else {
                 throw HandoffTokens.Failure.invalidToken
             }
+            if redemption.link {
+                // Linking never changes who is signed in here.
+                guard web.user?.id == user.id else {
+                    return errorPage("You are signed in to another account here. Sign in again and link from there.", status: .conflict)
+                }
+                return NativeHandoffCompletion.redirect(redemption.returnTo ?? "/account")
+            }
+            // Only this web view's verifier gets here, so replacing its session is what its user asked for.
             if let old = web.token { try await sessions.end(token: old) }
             let issued = try await sessions.start(userId: user.id, methods: redemption.authMethods, context: request.clientContext)
             await audit.record(.signInSucceeded, userId: user.id, context: request.clientContext,
                                details: ["via": "native_handoff", "app": redemption.appID])
-            var response = Response.redirect(to: redemption.returnTo ?? ReturnPath.fallback)
+            var response = NativeHandoffCompletion.redirect(redemption.returnTo ?? ReturnPath.fallback)
             response.setCookie(reader.cookies.sessionCookie(token: issued.token))
-            response.headers.set("Cache-Control", "no-store")
             return response
         } catch let failure as HandoffTokens.Failure {
             await audit.record(.signInFailed, userId: nil, context: request.clientContext, details: ["via": "native_handoff",
                                                                                                    "reason": "\(failure)"])
-            var response = Response.html(layout.render(title: "Sign-in did not complete", body: """
-                \(PageLayout.notice(failure.message))<p>Close this screen and try again.</p>
-                """), status: .badRequest)
+            return errorPage(failure.message, status: .badRequest)
+        }
+    }
+
+    private func linkTicket(_ request: Request) async throws -> Response {
+        func refuse(_ status: HTTPStatus, _ code: String, _ description: String) -> Response {
+            var response = Response.json(["error": code, "error_description": description], status: status)
             response.headers.set("Cache-Control", "no-store")
             return response
         }
+        if let origin = request.headers["Origin"], origin != publicOrigin {
+            return refuse(.forbidden, "invalid_request", "Cross-origin requests are not accepted here.")
+        }
+        guard let form = try? request.form() else { return refuse(.badRequest, "invalid_request", "The form is not valid.") }
+        let web = try await reader.read(request)
+        guard let active = web.active else { return refuse(.unauthorized, "login_required", "Your session has ended. Sign in again.") }
+        do { try reader.requireCSRF(form, web) } catch { return refuse(.forbidden, "invalid_request", error.publicMessage) }
+        guard let app = try await apps.app(form["app"]) else {
+            return refuse(.badRequest, "invalid_client", "This app is not registered for signing in.")
+        }
+        var response = Response.json(["ticket": try await confirmations.mintLinkTicket(userId: active.user.id, appID: app.clientID)])
+        response.headers.set("Cache-Control", "no-store")
+        return response
     }
 
     private func status(_ request: Request) async throws -> Response {
@@ -125,6 +232,14 @@ struct NativeRoutes: Sendable {
         }
         var response = Response.json(["signed_out": [reader.cookies.sessionCookie]] as [String: [String]])
         response.setCookie(reader.cookies.clearSession)
+        response.headers.set("Cache-Control", "no-store")
+        return response
+    }
+
+    private func errorPage(_ message: String, status: HTTPStatus) -> Response {
+        var response = Response.html(layout.render(title: "Sign-in did not complete", body: """
+            \(PageLayout.notice(message))<p>Close this screen and try again.</p>
+            """), status: status)
         response.headers.set("Cache-Control", "no-store")
         return response
     }

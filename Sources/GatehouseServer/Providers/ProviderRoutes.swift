@@ -28,7 +28,8 @@ struct ProviderRoutes: Sendable {
     let publicBase: String
 
     var reader: WebSessionReader { pages.reader }
-    var flowCookieName: String { reader.cookies.secure ? "__Host-gatehouse_flow" : "gatehouse_flow" }
+    var flowCookieName: String { Self.flowCookieName(secure: reader.cookies.secure) }
+    static func flowCookieName(secure: Bool) -> String { secure ? "__Host-gatehouse_flow" : "gatehouse_flow" }
 
     func register(into router: inout Router) {
         for provider in registry.providers {
@@ -54,17 +55,24 @@ struct ProviderRoutes: Sendable {
         let form = try request.form()
         let web = try await reader.read(request)
         try reader.requireCSRF(form, web)
-        var intent = ProviderFlow.Intent.signIn
-        if link {
-            guard let user = web.user else { throw HTTPError(.unauthorized, "Your session has ended. Sign in again.") }
-            intent = .link(userId: user.id)
-        }
         let platform = try form["platform"].map { raw throws(HTTPError) in
             guard let parsed = ProviderFlow.Platform(rawValue: raw) else { throw HTTPError(.badRequest, "platform must be web or native.") }
             return parsed
         } ?? .web
         guard let completion = completions[platform] else { throw HTTPError(.badRequest, "Signing in from the app is not available yet.") }
         let native = try await completion.prepare(form)
+        var intent = ProviderFlow.Intent.signIn
+        if link {
+            // From the app, the system browser has no session: the web view's link ticket names the account.
+            if platform == .native, let userId = native?["link_user"] {
+                intent = .link(userId: userId)
+            } else {
+                guard let user = web.user else { throw HTTPError(.unauthorized, "Your session has ended. Sign in again.") }
+                intent = .link(userId: user.id)
+            }
+        } else if native?["link_user"] != nil {
+            throw HTTPError(.badRequest, "A link request must start at the link form.")
+        }
         // One binding value per browser, reused across flows so two tabs do not invalidate each other.
         let binding = request.cookies[flowCookieName].flatMap { $0.utf8.count == 43 ? $0 : nil } ?? SecureRandom.token(byteCount: 32)
         let flow = ProviderFlow(provider: provider.id, intent: intent, platform: platform, redirectURI: redirectURI(provider.id),
@@ -119,16 +127,28 @@ struct ProviderRoutes: Sendable {
                                  flow: ticket.flow)
         }
         if provider.id == "apple" { await revocations.processDue() }
-        switch try await linker.resolve(ticket, signedInUserId: web.user?.id, context: request.clientContext) {
+        // A link from the app runs in the system browser, which has no session: the web view's link ticket
+        // (spent at the start) stands for it.
+        var signedInUserId = web.user?.id
+        if ticket.flow.platform == .native, case .link(let userId) = ticket.flow.intent { signedInUserId = userId }
+        switch try await linker.resolve(ticket, signedInUserId: signedInUserId, context: request.clientContext) {
         case .signIn(let user, _):
             await pages.audit.record(.signInSucceeded, userId: user.id, context: request.clientContext, details: ["method": provider.id])
             guard let completion = completions[ticket.flow.platform] else { throw HTTPError(.badRequest, "This sign-in cannot be completed here.") }
             return try await completion.complete(user: user, ticket: ticket, request: request, web: web)
-        case .linked:
+        case .linked(let user):
+            if ticket.flow.platform == .native, let completion = completions[.native] {
+                return try await completion.complete(user: user, ticket: ticket, request: request, web: web)
+            }
             return .redirect(to: "/account?notice=identity-linked")
         case .refused(let message, let reason, let userId, let email):
             await pages.audit.record(.providerSignInFailed, userId: userId, context: request.clientContext,
                                      details: ["provider": provider.id, "reason": reason])
+            // From the app, the answer goes back to the app (the system browser closes), not to a page there.
+            if let completion = completions[ticket.flow.platform],
+               let response = await completion.fail(reason: reason, message: message, flow: ticket.flow) {
+                return response
+            }
             return pages.signInPage(web: web, email: email ?? "", returnTo: ticket.flow.returnTo, error: message,
                                     status: reason == "account_exists" ? .conflict : .badRequest)
         }

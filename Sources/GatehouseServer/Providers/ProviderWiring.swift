@@ -48,7 +48,7 @@ struct ProviderWiring: Sendable {
         self.configuration = configuration.providers
     }
 
-    func register(into router: inout Router, accountPages: AccountPages, services: IdentityServices, publicBase: String) {
+    func register(into router: inout Router, accountPages: AccountPages, services: IdentityServices, publicBase: String, layout: PageLayout) {
         registry.simulator?.register(into: &router)
         let providers = configuration
         let linker = ProviderAccountLinker(database: services.database, clock: services.clock, audit: services.audit,
@@ -56,7 +56,9 @@ struct ProviderWiring: Sendable {
         ProviderRoutes(registry: registry, flows: flows, linker: linker, pages: accountPages, revocations: revocations,
                        completions: [.web: WebSignInCompletion(sessions: services.sessions, cookies: services.webSessions.cookies),
                                      .native: NativeHandoffCompletion(apps: NativeAppDirectory(registry: services.tokens.registry),
-                                                                      handoffs: services.handoffs)],
+                                                                      handoffs: services.handoffs, confirmations: services.handoffConfirmations,
+                                                                      reader: services.webSessions, layout: layout,
+                                                                      userLabel: { $0.email })],
                        publicBase: publicBase).register(into: &router)
         if let apple = registry.apple {
             AppleNotificationRoutes(apple: apple, database: services.database, sessions: services.sessions, accounts: services.accounts,

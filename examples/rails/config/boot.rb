@@ -1,0 +1,3 @@
+# No Bundler: every gem comes from Debian's packages (ruby-rails 6.1, ruby-omniauth, ruby-omniauth-openid-connect,
+# ruby-omniauth-rails-csrf-protection, ruby-sqlite3, puma), which RubyGems finds without a Gemfile.
+ENV["RAILS_ENV"] ||= "production"

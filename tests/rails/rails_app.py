@@ -1,0 +1,171 @@
+"""Start the example Rails app (examples/rails) signed in through a real Gatehouse, in either deployment shape.
+
+    stack = RailsStack(shape="two-hosts")       # Gatehouse on 127.0.0.1:<p1>, Rails on localhost:<p2>
+    stack = RailsStack(shape="one-origin")      # nginx on 127.0.0.1:<p>: / -> Rails, /auth -> Gatehouse
+    stack.app_url, stack.issuer, stack.gatehouse (a conftest.GatehouseProcess), stack.create_user(email, password)
+    stack.stop()
+
+Interface kept stable for other suites (native hand-off, Hotwire Native emulator): keyword arguments only.
+- `demo=True` (default) runs Gatehouse with GATEHOUSE_DEMO=1: simulated Apple/Google/GitHub and the `demo-native` app.
+- `extra_clients` are added to Gatehouse's `clients` config; `config` is merged into the rest of it.
+- `client_secret` is the secret the Rails app presents (default: the registered one); a wrong one proves the error page.
+- `gatehouse_env` / `rails_env` add environment variables to each process.
+"""
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.error
+import urllib.request
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
+from conftest import BINARY, ROOT, GatehouseProcess, free_port  # noqa: E402
+
+RAILS_ROOT = ROOT / "examples" / "rails"
+CLIENT_ID = "example-rails"
+CLIENT_SECRET = "example-rails-secret-0123456789abcdef"
+PREFIX = "/auth"  # where Gatehouse lives in the one-origin shape
+
+
+def wait_for(url, timeout, process=None, log=None):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if process is not None and process.poll() is not None:
+            raise RuntimeError(f"{url}: process exited\n" + "".join((log or [])[-40:]))
+        try:
+            with urllib.request.urlopen(url, timeout=2):
+                return
+        except urllib.error.HTTPError:
+            return  # it answers
+        except OSError:
+            time.sleep(0.2)
+    raise RuntimeError(f"{url} did not answer within {timeout}s\n" + "".join((log or [])[-40:]))
+
+
+class Nginx:
+    """A private nginx on a loopback port: `/auth/` to Gatehouse (path kept), everything else to Rails."""
+
+    def __init__(self, port, gatehouse_port, rails_port):
+        self.dir = pathlib.Path(tempfile.mkdtemp(prefix="gatehouse-nginx-"))
+        (self.dir / "logs").mkdir()
+        conf = self.dir / "nginx.conf"
+        conf.write_text(f"""
+daemon off;
+worker_processes 1;
+pid {self.dir}/nginx.pid;
+error_log {self.dir}/logs/error.log warn;
+events {{ worker_connections 256; }}
+http {{
+    access_log off;
+    client_body_temp_path {self.dir}/body;
+    proxy_temp_path {self.dir}/proxy;
+    fastcgi_temp_path {self.dir}/fastcgi;
+    uwsgi_temp_path {self.dir}/uwsgi;
+    scgi_temp_path {self.dir}/scgi;
+    proxy_http_version 1.1;
+    proxy_set_header Connection "";
+    proxy_set_header Host $http_host;
+    proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
+    proxy_set_header X-Forwarded-Proto $scheme;
+    server {{
+        listen 127.0.0.1:{port};
+        location = {PREFIX} {{ return 301 {PREFIX}/; }}
+        location {PREFIX}/ {{ proxy_pass http://127.0.0.1:{gatehouse_port}; }}
+        location / {{ proxy_pass http://127.0.0.1:{rails_port}; }}
+    }}
+}}
+""")
+        self.process = subprocess.Popen(["nginx", "-p", str(self.dir), "-c", str(conf)],
+                                        stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+
+    def stop(self):
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+class RailsStack:
+    def __init__(self, shape="two-hosts", demo=True, extra_clients=(), config=None, client_secret=None,
+                 gatehouse_env=None, rails_env=None):
+        assert shape in ("two-hosts", "one-origin"), shape
+        self.shape = shape
+        self.nginx = None
+        rails_port = free_port()
+        if shape == "one-origin":
+            self.public_port = free_port()
+            self.app_url = f"http://127.0.0.1:{self.public_port}"
+            self.issuer = self.app_url + PREFIX
+            rails_host = "127.0.0.1"
+        else:
+            # Another host name for loopback: its own origin and its own cookie jar in the browser.
+            rails_host = "127.0.0.1,[::1]"
+            self.app_url = f"http://localhost:{rails_port}"
+            self.issuer = None  # Gatehouse's own URL, known once it started
+
+        client = {"id": CLIENT_ID, "name": "Example app", "type": "confidential", "secret": CLIENT_SECRET,
+                  "redirect_uris": [self.app_url + "/login/gatehouse/callback"],
+                  "post_logout_redirect_uris": [self.app_url + "/session/signed-out"], "first_party": True,
+                  "allow_localhost": shape == "two-hosts"}
+        full_config = dict(config or {})
+        full_config["clients"] = [client, *extra_clients, *full_config.get("clients", [])]
+        env = {"GATEHOUSE_DEMO": "1" if demo else "0", **(gatehouse_env or {})}
+        if shape == "one-origin":
+            env["GATEHOUSE_PUBLIC_URL"] = self.issuer
+            self.gatehouse = GatehouseProcess(extra_env=env, config=full_config, path_prefix=PREFIX)
+        else:
+            self.gatehouse = GatehouseProcess(extra_env=env, config=full_config)
+            self.issuer = self.gatehouse.url
+
+        self.rails_dir = tempfile.mkdtemp(prefix="gatehouse-rails-")
+        self.rails_lines = []
+        rails_environment = dict(os.environ)
+        rails_environment.update({
+            "GATEHOUSE_ISSUER": self.issuer, "GATEHOUSE_CLIENT_ID": CLIENT_ID,
+            "GATEHOUSE_CLIENT_SECRET": client_secret or CLIENT_SECRET,
+            "APP_URL": self.app_url, "PORT": str(rails_port), "BIND": rails_host,
+            "DATABASE_PATH": os.path.join(self.rails_dir, "example.sqlite3"),
+            "SECRET_KEY_BASE": os.urandom(32).hex(), "PYTHON": sys.executable,
+            **(rails_env or {}),
+        })
+        self.rails = subprocess.Popen([str(RAILS_ROOT / "bin" / "start")], env=rails_environment, cwd=RAILS_ROOT,
+                                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        threading.Thread(target=self._read, daemon=True).start()
+        try:
+            if shape == "one-origin":
+                self.nginx = Nginx(self.public_port, self.gatehouse.port, rails_port)
+            wait_for(f"http://127.0.0.1:{rails_port}/session/new", 180, self.rails, self.rails_lines)
+            wait_for(self.issuer + "/.well-known/openid-configuration", 20)
+        except Exception:
+            self.stop()
+            raise
+
+    def _read(self):
+        for line in self.rails.stdout:
+            self.rails_lines.append(line)
+
+    def create_user(self, email, password, name=None):
+        """A verified password account in Gatehouse (through the CLI, on Gatehouse's database)."""
+        env = {"GATEHOUSE_DATABASE_URL": f"sqlite://{self.gatehouse.dir}/gatehouse.sqlite", "PATH": "/usr/bin:/bin"}
+        args = [str(BINARY), "user", "create", "--email", email, "--password-stdin", "--verified"]
+        if name:
+            args += ["--name", name]
+        subprocess.run(args, input=password + "\n", text=True, env=env, check=True, capture_output=True)
+
+    def stop(self):
+        if self.rails.poll() is None:
+            self.rails.terminate()
+            try:
+                self.rails.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.rails.kill()
+        if self.nginx:
+            self.nginx.stop()
+        self.gatehouse.stop()
+        shutil.rmtree(self.rails_dir, ignore_errors=True)

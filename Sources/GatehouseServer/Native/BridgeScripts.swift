@@ -100,7 +100,7 @@ enum BridgeScripts {
 
     async function linkTicket(form, app) {
       const body = new URLSearchParams({ csrf_token: (form.querySelector('input[name="csrf_token"]') || {}).value || "", app });
-      const response = await fetch(BASE + "native/link-ticket", { method: "POST", body, credentials: "same-origin",
+      const response = await fetch(BASE + "native/link-ticket", { method: "POST", body, credentials: "same-origin", referrerPolicy: "same-origin",
                                                                   headers: { Accept: "application/json" } });
       const json = await response.json().catch(() => ({}));
       if (!response.ok || !json.ticket) throw new Error(json.error_description || "Linking could not start. Reload the page and try again.");
@@ -143,6 +143,12 @@ enum BridgeScripts {
       }
       localStorage.removeItem(STORAGE_KEY);
       form.querySelector('input[name="verifier"]').value = pending.verifier;
+      // Gatehouse pages answer with Referrer-Policy: no-referrer, under which a form POST says "Origin: null";
+      // the redeem is refused without this origin, so this document switches to same-origin first.
+      const policy = document.createElement("meta");
+      policy.name = "referrer";
+      policy.content = "same-origin";
+      document.head.appendChild(policy);
       form.submit();
     }
 

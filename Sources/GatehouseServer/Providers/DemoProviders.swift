@@ -18,6 +18,8 @@ enum DemoProviders {
             googleRedirectURI: base + "/auth/google/callback", githubRedirectURI: base + "/auth/github/callback")
         var simulatorConfiguration = demo.configuration
         simulatorConfiguration.clock = clock
+        // Routes are matched after BasePathMiddleware took the public URL's path off: register them at `/_sim`.
+        simulatorConfiguration.pathPrefix = prefix
         let simulator = try ProviderSimulator(configuration: simulatorConfiguration)
         func url(_ text: String) -> URL { URL(string: text)! }
         if configuration.providers.apple == nil {

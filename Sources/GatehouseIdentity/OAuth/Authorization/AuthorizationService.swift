@@ -58,7 +58,7 @@ public struct AuthorizationService: Sendable {
         for key in ["code", "error", "error_description", "state", "iss"] {
             if let value = parameters[key] ?? nil { items.append(URLQueryItem(name: key, value: value)) }
         }
-        components.queryItems = items
+        components.queryItems = items.isEmpty ? nil : items   // no bare "?" when there is nothing to add
         // URLComponents leaves '+' alone in queries; clients decode it as a space, so escape it.
         components.percentEncodedQuery = components.percentEncodedQuery?.replacingOccurrences(of: "+", with: "%2B")
         return components.string ?? base

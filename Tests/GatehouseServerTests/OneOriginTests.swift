@@ -152,8 +152,9 @@ import Testing
         let client = InProcessClient(gatehouse.app.pipeline)
         let bridge = try await client.get("/auth/assets/gatehouse-bridge.js")
         #expect(bridge.status == 200)
-        // The start and redeem paths follow the form's action, so they carry the prefix the page was served under.
-        #expect(bridge.text.contains(#"base + "/native/start?""#) && bridge.text.contains(#"base + "/native/redeem?""#))
+        // The start and redeem paths are relative to where the script was served, so they carry the prefix.
+        #expect(bridge.text.contains(#"new URL("..", document.currentScript.src).pathname"#))
+        #expect(bridge.text.contains(#"BASE + "native/start?""#) && bridge.text.contains(#"BASE + "native/redeem""#))
         #expect(try await client.get("/auth/configurations/ios_v1.json").status == 200)
         #expect(try await client.get("/auth/configurations/android_v1.json").status == 200)
         #expect(try await client.get("/configurations/ios_v1.json").status == 404)

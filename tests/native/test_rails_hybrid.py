@@ -61,3 +61,23 @@ def test_the_app_s_provider_button_ends_signed_in_to_the_rails_app(make_app, sta
     assert not app.safari_pages and not app.system_urls
     assert app.events.of("auth_session_completed")
     assert any("/auth/native/redeem?token=" in event["url"] for event in app.events.of("component_redeem"))
+
+
+@pytest.mark.parametrize("provider", ["apple", "google"])
+def test_native_sdk_sign_in_ends_signed_in_to_the_rails_app(make_app, stack, provider):
+    """F3 (native Sign in with Apple) and native Google: the app's SDK answer goes to /native/{provider}, the session
+    cookie into the web view, and the web view continues the app's pending authorize into the Rails session."""
+    from support import NativeSDKComponent
+    email = f"sdk.{provider}@example.com"
+    component = NativeSDKComponent(stack.issuer, email, callback_scheme=SCHEME)
+    app = launch(make_app, stack, component)
+    app.wait_for_page(f"document.querySelector('#sign-in-{provider}')")
+    app.events.wait_for("turbo_pageLoaded", timeout=15)
+    app.tap(f"#sign-in-{provider}")
+    app.wait_for_page(f"document.querySelector('#signed-in-as') && document.querySelector('#signed-in-as').textContent.includes({json.dumps(email)})",
+                      timeout=60)
+    assert_no_broken_rule(app)
+    assert [a.status_code for a in component.answers] == [200]
+    assert not app.events.of("auth_session_started"), "no system browser for the native SDKs"
+    me = rails_me(app, stack)
+    assert me and me["email"] == email, me

@@ -103,8 +103,11 @@ public enum UserClaims {
             claims["email_verified"] = .bool(user.emailVerified)
         }
         if scope.contains(Scope.profile) {
-            claims["name"] = .string(user.displayName ?? user.email)
-            if let name = user.displayName { claims["preferred_username"] = .string(name) }
+            // No name is no `name`: the email is released only under the `email` scope (issue 14, item 12).
+            if let name = user.displayName, !name.isEmpty {
+                claims["name"] = .string(name)
+                claims["preferred_username"] = .string(name)
+            }
             claims["updated_at"] = .integer(Int64(user.updatedAt.timeIntervalSince1970))
         }
         return claims

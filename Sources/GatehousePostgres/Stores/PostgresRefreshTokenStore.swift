@@ -69,9 +69,15 @@ struct PostgresRefreshTokenStore: RefreshTokenStore {
         }
     }
 
-    func familyIds(userId: String, clientId: String, now: Date) async throws -> [String] {
+    func familyIds(userId: String, clientId: String?, now: Date) async throws -> [String] {
         try await pool.withConnection { db in
-            try db.query("""
+            guard let clientId else {
+                return try db.query("""
+                    SELECT DISTINCT family_id FROM refresh_tokens
+                    WHERE user_id = $1 AND revoked_at IS NULL AND expires_at > $2 ORDER BY family_id
+                    """, [userId, now]) { $0.text(0) }
+            }
+            return try db.query("""
                 SELECT DISTINCT family_id FROM refresh_tokens
                 WHERE user_id = $1 AND client_id = $2 AND revoked_at IS NULL AND expires_at > $3 ORDER BY family_id
                 """, [userId, clientId, now]) { $0.text(0) }

@@ -67,9 +67,15 @@ struct SQLiteRefreshTokenStore: RefreshTokenStore {
         }
     }
 
-    func familyIds(userId: String, clientId: String, now: Date) async throws -> [String] {
+    func familyIds(userId: String, clientId: String?, now: Date) async throws -> [String] {
         try await pool.read { db in
-            try db.query("""
+            guard let clientId else {
+                return try db.query("""
+                    SELECT DISTINCT family_id FROM refresh_tokens
+                    WHERE user_id = ? AND revoked_at IS NULL AND expires_at > ? ORDER BY family_id
+                    """, [userId, now]) { $0.text(0) }
+            }
+            return try db.query("""
                 SELECT DISTINCT family_id FROM refresh_tokens
                 WHERE user_id = ? AND client_id = ? AND revoked_at IS NULL AND expires_at > ? ORDER BY family_id
                 """, [userId, clientId, now]) { $0.text(0) }

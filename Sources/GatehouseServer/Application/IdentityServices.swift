@@ -31,7 +31,8 @@ public struct IdentityServices: Sendable {
             databaseErrors.increment(["audit"])
             log.error("audit write failed", [("error", String(describing: error))])
         })
-        sessions = SessionService(database: database, policy: configuration.sessions, clock: clock)
+        sessions = SessionService(database: database, policy: configuration.sessions, clock: clock,
+                                  accessTokenLifetime: configuration.oauth.accessTokenLifetime)
         accounts = AccountService(database: database, hasher: hasher, passwordPolicy: configuration.passwordPolicy,
                                   limits: configuration.rateLimits, audit: audit, sessions: sessions, clock: clock)
         let publicURL = configuration.publicURL.absoluteString.hasSuffix("/")

@@ -56,8 +56,9 @@ public protocol RefreshTokenStore: Sendable {
     func revokeFamily(_ familyId: String, now: Date) async throws -> Int
     /// Revokes every token of a user (optionally only those issued to one client).
     func revokeAll(userId: String, clientId: String?, now: Date) async throws -> Int
-    /// The families with a live token for a user and client (to revoke their access tokens too).
-    func familyIds(userId: String, clientId: String, now: Date) async throws -> [String]
+    /// The families with a live token for a user and client — or every client when `clientId` is nil —
+    /// (to revoke their access tokens too).
+    func familyIds(userId: String, clientId: String?, now: Date) async throws -> [String]
     /// Whether the family still has a live (unrevoked, unexpired) token.
     func isFamilyActive(_ familyId: String, now: Date) async throws -> Bool
     /// Clients with live refresh tokens for a user, one entry per client (oldest grant), ordered by client id.

@@ -18,10 +18,12 @@ public struct TokenService: Sendable {
     /// Verifies third-party ID tokens for the token-exchange grant; the server sets it (nil: grant refused).
     public var externalIDTokens: (any ExternalIDTokenResolver)?
 
+    /// `successorKey`: the key refresh-token successors are derived with (the same in every process).
     public init(database: any GatehouseDatabase, settings: OAuthSettings, keys: SigningKeyRing, accounts: AccountService,
-                audit: AuditTrail, clock: IdentityClock = .system) {
+                audit: AuditTrail, clock: IdentityClock = .system, successorKey: [UInt8] = SecureRandom.bytes(32)) {
         registry = ClientRegistry(store: database.oauthClients, clock: clock)
-        issuer = TokenIssuer(settings: settings, keys: keys, refreshTokens: database.refreshTokens, clock: clock)
+        issuer = TokenIssuer(settings: settings, keys: keys, refreshTokens: database.refreshTokens, clock: clock,
+                             successorKey: successorKey)
         revocation = TokenRevocation(refreshTokens: database.refreshTokens, revoked: database.revokedAccessTokens,
                                      settings: settings, clock: clock)
         validator = AccessTokenValidator(settings: settings, keys: keys, revoked: database.revokedAccessTokens, clock: clock)

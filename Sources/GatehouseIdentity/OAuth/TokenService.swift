@@ -23,7 +23,7 @@ public struct TokenService: Sendable {
                 audit: AuditTrail, clock: IdentityClock = .system, successorKey: [UInt8] = SecureRandom.bytes(32)) {
         registry = ClientRegistry(store: database.oauthClients, clock: clock)
         issuer = TokenIssuer(settings: settings, keys: keys, refreshTokens: database.refreshTokens, clock: clock,
-                             successorKey: successorKey)
+                             successorKey: successorKey, consents: database.consents)
         revocation = TokenRevocation(refreshTokens: database.refreshTokens, revoked: database.revokedAccessTokens,
                                      settings: settings, clock: clock)
         validator = AccessTokenValidator(settings: settings, keys: keys, revoked: database.revokedAccessTokens, clock: clock)

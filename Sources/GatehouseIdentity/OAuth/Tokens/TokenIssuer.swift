@@ -32,12 +32,14 @@ public struct TokenIssuer: Sendable {
     let clock: IdentityClock
     /// Derives a rotated refresh token's successor from the token itself (``successor(of:)``).
     let successorKey: [UInt8]
+    /// Remembered consents: external sign-ins for third-party clients need one (no page to ask on).
+    let consents: (any ConsentStore)?
 
     /// `successorKey` must be the same in every process sharing the database (derive it from the server secret).
     public init(settings: OAuthSettings, keys: SigningKeyRing, refreshTokens: any RefreshTokenStore, clock: IdentityClock = .system,
-                successorKey: [UInt8] = SecureRandom.bytes(32)) {
+                successorKey: [UInt8] = SecureRandom.bytes(32), consents: (any ConsentStore)? = nil) {
         self.settings = settings; self.keys = keys; self.refreshTokens = refreshTokens; self.clock = clock
-        self.successorKey = successorKey
+        self.successorKey = successorKey; self.consents = consents
     }
 
     /// The refresh token that replaces `token` when it is rotated: HMAC-SHA-256 under a server key, so

@@ -47,9 +47,7 @@ enum BridgeScripts {
     }
 
     export async function startNativeSignIn(form) {
-      // The form posts to {base}/auth/{provider}: base is "" at a host root, "/auth" when Gatehouse sits under a path.
-      const [, base, actionProvider] = new URL(form.action).pathname.match(/^(.*)\/auth\/([^/]+)$/) || [, "", ""];
-      const provider = form.dataset.provider || actionProvider;
+      const provider = form.dataset.provider || form.getAttribute("action").split("/")[2];
       // The app names itself in its user agent ("Gatehouse-App/<client_id>"), or the page says which app it is for.
       const app = (userAgent.match(/Gatehouse-App\/([A-Za-z0-9._-]+)/) || [])[1] || document.documentElement.dataset.nativeApp || form.dataset.app;
       const { verifier, challenge } = await makeVerifier();
@@ -63,7 +61,7 @@ enum BridgeScripts {
         id: String(++counter),
         component: COMPONENT,
         event: "click",
-        data: { startPath: base + "/native/start?" + start.toString(), redeemPath: base + "/native/redeem?" + redeem.toString(),
+        data: { startPath: "/native/start?" + start.toString(), redeemPath: "/native/redeem?" + redeem.toString(),
                 provider, metadata: { url: location.href } },
       });
     }
@@ -99,7 +97,7 @@ enum BridgeScripts {
         if (!this.enabled) return;   // outside the app: the form submits normally
         event.preventDefault();
         const form = this.element;
-        const [, base, provider] = new URL(form.action).pathname.match(/^(.*)\/auth\/([^/]+)$/) || [, "", ""];
+        const provider = form.getAttribute("action").split("/")[2];
         const app = form.dataset.app || document.documentElement.dataset.nativeApp || "";
         const verifier = base64url(crypto.getRandomValues(new Uint8Array(32)));
         const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier)));
@@ -107,7 +105,7 @@ enum BridgeScripts {
         const returnTo = (form.querySelector('input[name="return_to"]') || {}).value || "";
         const start = new URLSearchParams({ provider, app, challenge: base64url(digest) });
         if (returnTo) start.set("return_to", returnTo);
-        this.send("click", { startPath: base + "/native/start?" + start, redeemPath: base + "/native/redeem?" + new URLSearchParams({ verifier, app }), provider });
+        this.send("click", { startPath: "/native/start?" + start, redeemPath: "/native/redeem?" + new URLSearchParams({ verifier, app }), provider });
       }
     }
     """#

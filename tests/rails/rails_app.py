@@ -120,6 +120,16 @@ class RailsStack:
                   "allow_localhost": shape == "two-hosts"}
         full_config = dict(config or {})
         full_config["clients"] = [client, *extra_clients, *full_config.get("clients", [])]
+        self.gatehouse = self.rails = self.rails_dir = None
+        try:
+            self._start(shape, demo, full_config, gatehouse_env, rails_env, client_secret, cross_site_providers,
+                        rails_port, gatehouse_port, rails_host)
+        except BaseException:
+            self.stop()
+            raise
+
+    def _start(self, shape, demo, full_config, gatehouse_env, rails_env, client_secret, cross_site_providers,
+               rails_port, gatehouse_port, rails_host):
         if cross_site_providers:
             full_config["providers"] = self._start_simulator()
         env = {"GATEHOUSE_DEMO": "1" if demo else "0", **(gatehouse_env or {})}
@@ -143,14 +153,10 @@ class RailsStack:
         self.rails = subprocess.Popen([str(RAILS_ROOT / "bin" / "start")], env=rails_environment, cwd=RAILS_ROOT,
                                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         threading.Thread(target=self._read, daemon=True).start()
-        try:
-            if shape == "one-origin":
-                self.nginx = Nginx(self.public_port, self.gatehouse.port, rails_port)
-            wait_for(f"http://127.0.0.1:{rails_port}/session/new", 180, self.rails, self.rails_lines)
-            wait_for(self.issuer + "/.well-known/openid-configuration", 20)
-        except Exception:
-            self.stop()
-            raise
+        if shape == "one-origin":
+            self.nginx = Nginx(self.public_port, self.gatehouse.port, rails_port)
+        wait_for(f"http://127.0.0.1:{rails_port}/session/new", 180, self.rails, self.rails_lines)
+        wait_for(self.issuer + "/.well-known/openid-configuration", 20)
 
     def _start_simulator(self):
         """A stand-alone provider simulator on another site (localhost); returns Gatehouse's `providers` section."""
@@ -189,7 +195,8 @@ class RailsStack:
         subprocess.run(args, input=password + "\n", text=True, env=env, check=True, capture_output=True)
 
     def stop(self):
-        if self.rails.poll() is None:
+        """Stops whatever was started (also after a failed start)."""
+        if getattr(self, "rails", None) is not None and self.rails.poll() is None:
             self.rails.terminate()
             try:
                 self.rails.wait(timeout=15)
@@ -197,8 +204,10 @@ class RailsStack:
                 self.rails.kill()
         if self.nginx:
             self.nginx.stop()
-        self.gatehouse.stop()
+        if getattr(self, "gatehouse", None) is not None:
+            self.gatehouse.stop()
         if self.simulator:
             self.simulator.terminate()
             self.simulator.wait(timeout=10)
-        shutil.rmtree(self.rails_dir, ignore_errors=True)
+        if getattr(self, "rails_dir", None):
+            shutil.rmtree(self.rails_dir, ignore_errors=True)

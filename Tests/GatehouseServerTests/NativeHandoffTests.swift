@@ -239,7 +239,7 @@ import Testing
     @Test func failuresAreReportedToTheApp() async throws {
         let gatehouse = try await Self.gatehouse()
         let callback = try await Self.systemBrowserSignIn(gatehouse, challenge: PKCE.challenge(for: PKCE.generateVerifier()), cancel: true)
-        #expect(callback.hasPrefix("demoapp://auth-callback?error="), "the app learns the sign-in failed: \(callback)")
+        #expect(callback.hasPrefix("demoapp://auth-callback?error=cancelled"), "the app learns the sign-in failed: \(callback)")
         #expect(callback.contains("error_description=") && !callback.contains("token="))
         #expect(try await gatehouse.database.users.count() == 0)
         // "An account with this email exists" goes to the app too, not to a page left in the system browser.

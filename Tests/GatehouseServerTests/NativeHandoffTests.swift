@@ -95,7 +95,7 @@ import Testing
     @Test func theRedeemContinuesThePendingAuthorize() async throws {
         let gatehouse = try await Self.gatehouse()
         _ = try await gatehouse.app.services.tokens.registry.register(ClientRegistration(
-            id: "rails", name: "Rails", kind: .public, redirectURIs: ["http://127.0.0.1:8080/users/auth/callback"], firstParty: true))
+            id: "rails", name: "Rails", kind: .confidential, redirectURIs: ["http://127.0.0.1:8080/users/auth/callback"], firstParty: true))
         let verifier = PKCE.generateVerifier()
         let pkce = PKCE.challenge(for: PKCE.generateVerifier())
         let authorize = "/oauth/authorize?response_type=code&client_id=rails&redirect_uri=\(PercentDecoding.encode("http://127.0.0.1:8080/users/auth/callback"))&scope=openid&state=s1&code_challenge=\(pkce)&code_challenge_method=S256"

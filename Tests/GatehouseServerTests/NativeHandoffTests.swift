@@ -108,6 +108,18 @@ import Testing
         #expect(code.headers["Location"]?.hasPrefix("http://127.0.0.1:8080/users/auth/callback?code=") == true, "\(code.headers["Location"] ?? "")")
     }
 
+    @Test func theProductsProviderHintReachesTheSignInPage() async throws {
+        let gatehouse = try await Self.gatehouse()
+        _ = try await gatehouse.app.services.tokens.registry.register(ClientRegistration(
+            id: "rails", name: "Rails", kind: .confidential, redirectURIs: ["http://127.0.0.1:8080/users/auth/callback"], firstParty: true))
+        let pkce = PKCE.challenge(for: PKCE.generateVerifier())
+        let base = "/oauth/authorize?response_type=code&client_id=rails&redirect_uri=\(PercentDecoding.encode("http://127.0.0.1:8080/users/auth/callback"))&scope=openid&state=s1&code_challenge=\(pkce)&code_challenge_method=S256"
+        let hinted = try await gatehouse.browser().get(base + "&provider=google")
+        #expect(hinted.headers["Location"]?.hasPrefix("/sign-in?return_to=") == true && hinted.headers["Location"]?.hasSuffix("&provider=google") == true)
+        let hostile = try await gatehouse.browser().get(base + "&provider=" + PercentDecoding.encode("x\"><script>"))
+        #expect(hostile.headers["Location"]?.contains("provider=") == false, "only a provider id is carried")
+    }
+
     @Test func aCustomSchemeHandOffWaitsForTheUsersContinue() async throws {
         let gatehouse = try await Self.gatehouse()
         let challenge = PKCE.challenge(for: PKCE.generateVerifier())

@@ -22,6 +22,8 @@ final class Faults: Sendable {
         var rewrite: (@Sendable (ProviderHTTPRequest, ProviderHTTPResponse) -> ProviderHTTPResponse)?
         var delay: Duration?
         var downPaths: [String] = []
+        /// Answered 200 with an empty body without reaching the provider (an upstream that says yes and does nothing).
+        var fakeOKPaths: [String] = []
     }
     let state = Mutex(State())
     let requests = Mutex<[String]>([])
@@ -37,6 +39,9 @@ struct FaultyTransport: ProviderTransport {
         if let delay = state.delay { try await Task.sleep(for: delay) }
         if state.downPaths.contains(where: { request.url.path.hasSuffix($0) }) {
             return ProviderHTTPResponse(status: 503, body: Array("down".utf8))
+        }
+        if state.fakeOKPaths.contains(where: { request.url.path.hasSuffix($0) }) {
+            return ProviderHTTPResponse(status: 200, body: [])
         }
         let response = try await inner.send(request)
         return state.rewrite?(request, response) ?? response

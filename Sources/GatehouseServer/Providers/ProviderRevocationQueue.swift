@@ -66,10 +66,11 @@ struct ProviderRevocationQueue: Sendable {
                     throw ProviderError.misconfigured("\(revocation.provider) is not enabled")
                 }
                 let token = String(decoding: try sealing.open(revocation.sealedToken, keyID: Self.label(revocation.id)), as: UTF8.self)
-                // A row from before the client was recorded: revoke as every client the token may belong to.
-                let clients = revocation.clientID.map { [$0] } ?? apple.candidateClientIDs
-                for client in clients { try await apple.revoke(refreshToken: token, clientID: client) }
-                details["client_id"] = clients.joined(separator: " ")
+                // The recorded client first; the team's other clients too, so a token recorded under the wrong
+                // client (or before clients were recorded) is still revoked and proven dead.
+                let clients = (revocation.clientID.map { [$0] } ?? []) + apple.candidateClientIDs
+                try await apple.revoke(refreshToken: token, clientIDs: clients)
+                details["client_id"] = revocation.clientID ?? apple.settings.clientID
                 _ = try await database.pendingRevocations.complete(id: revocation.id)
                 await audit.record(.providerTokenRevoked, userId: nil, context: .unknown, details: details)
                 succeeded += 1

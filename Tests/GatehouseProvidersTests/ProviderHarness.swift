@@ -57,7 +57,8 @@ struct ProviderHarness {
     let faults: Faults
     var simulator: ProviderSimulator { app.providers.simulator! }
 
-    static func make(_ tweak: @escaping (inout GatehouseConfiguration) -> Void = { _ in }) async throws -> ProviderHarness {
+    static func make(mailer: (any Mailer)? = nil,
+                     _ tweak: @escaping (inout GatehouseConfiguration) -> Void = { _ in }) async throws -> ProviderHarness {
         var configuration = try GatehouseConfiguration.load(environment: ["GATEHOUSE_DEMO": "1"])
         configuration.passwordHashing = Argon2idParameters(memoryBytes: 1 << 20, iterations: 1)
         configuration.providers.timeoutSeconds = 1
@@ -66,7 +67,7 @@ struct ProviderHarness {
         _ = try await database.migrate()
         let clock = TestClock(), faults = Faults()
         let app = GatehouseApp(configuration: configuration, database: database, secrets: ServerSecrets(master: SecureRandom.bytes(32)),
-                               log: ServerLog(sink: { _ in }), accessLogSink: { _ in }, clock: IdentityClock { clock.now },
+                               log: ServerLog(sink: { _ in }), accessLogSink: { _ in }, mailer: mailer, clock: IdentityClock { clock.now },
                                wrapProviderTransport: { FaultyTransport(inner: $0, faults: faults) })
         return ProviderHarness(app: app, database: database, clock: clock, faults: faults)
     }

@@ -83,10 +83,10 @@ struct ProviderHarness {
     /// finish step's responses (the latter nil when the callback already failed).
     @discardableResult
     func signIn(_ provider: String, with browser: BrowserLikeClient, email: String = "ada@example.com", name: String = "Ada Lovelace",
-                picker extra: [(String, String)] = [], cancel: Bool = false, link: Bool = false,
+                picker extra: [(String, String)] = [], cancel: Bool = false, link: Bool = false, from page: String = "/sign-in",
                 tamperCallback: ([(String, String)]) -> [(String, String)] = { $0 }) async throws -> (callback: TestResponse, final: TestResponse) {
         let start = link ? try await browser.submit("/account", to: "/auth/\(provider)/link", [])
-            : try await browser.submit("/sign-in", to: "/auth/\(provider)", [])
+            : try await browser.submit(page, to: "/auth/\(provider)", [])
         guard start.status == 303 else { return (start, start) }
         let page = try await browser.get(Self.path(start.headers["Location"]))
         guard page.status == 200 else { return (page, page) }

@@ -1,0 +1,111 @@
+import Foundation
+import GatehouseCrypto
+import GatehouseHTTP
+import GatehouseIdentity
+import GatehouseServer
+import GatehouseSQLite
+import GatehouseStore
+import GatehouseTesting
+import Testing
+
+/// Issue #14 items 6, 14 and 21 on the account pages, in-process.
+@Suite struct AccountSecurityAttackTests {
+    /// Item 6: the access log shows route patterns, never the secret in a reset or verify path.
+    @Test func accessLogNeverShowsPathSecrets() async throws {
+        var configuration = try GatehouseConfiguration.load(environment: [:])
+        configuration.passwordHashing = Argon2idParameters(memoryBytes: 1 << 20, iterations: 1)
+        let database = try await SQLiteDatabase.open(url: "sqlite::memory:")
+        _ = try await database.migrate()
+        let lines = Recorder<String>(), mailer = RecordingMailer()
+        let app = GatehouseApp(configuration: configuration, database: database, secrets: ServerSecrets(master: SecureRandom.bytes(32)),
+                               log: ServerLog(sink: { _ in }), accessLogSink: { lines.append($0) }, mailer: mailer)
+        let browser = BrowserLikeClient(InProcessClient(app.pipeline))
+        _ = try await browser.submit("/sign-up", to: "/sign-up", [("email", "ada@example.com"), ("password", "correct horse battery")])
+        let verify = try #require(await mailer.link(to: "ada@example.com", containing: "/email/verify/"))
+        #expect(try await browser.get(verify).status == 200)
+        _ = try await browser.submit("/password/forgot", to: "/password/forgot", [("email", "ada@example.com")])
+        let reset = try #require(await mailer.link(to: "ada@example.com", containing: "/password/reset/"))
+        #expect(try await browser.submit(reset, to: reset, [("new_password", "a brand new password")]).status == 200)
+        _ = try await browser.get(reset + "/more/segments")
+        let secrets = [verify, reset].map { String($0.split(separator: "/").last!) }
+        let log = lines.all.joined()
+        for secret in secrets { #expect(!log.contains(secret), "a path secret reached the access log") }
+        #expect(log.contains(#""path":"/email/verify/{token}""#) && log.contains(#""path":"/password/reset/{token}""#))
+        #expect(log.contains(#""path":"/password/…""#), "an unmatched path logs only its first segment")
+    }
+
+    @Test func loggedPathKeepsOnlyPlainFirstSegments() throws {
+        func logged(_ target: String, route: String? = "(unmatched)") throws -> String {
+            var request = try Request(method: .get, target: target)
+            request.route = route
+            return AccessLogMiddleware.loggedPath(request)
+        }
+        #expect(try logged("/", route: nil) == "/")
+        #expect(try logged("/account") == "/account")
+        #expect(try logged("/x/secret-token") == "/x/…")
+        #expect(try logged("/Zm9vYmFyYmF6cXV1eGZvb2JhcmJhenF1dXhmb29iYXI") == "/{unmatched}")
+        #expect(try logged("/password/reset/abc", route: "/password/reset/{token}") == "/password/reset/{token}")
+    }
+
+    /// Item 14: sign-out endpoints send a clearing cookie only to a client that presented a session cookie.
+    @Test func logoutEndpointsClearOnlyPresentedCookies() async throws {
+        let gatehouse = try await TestGatehouse.make()
+        let stranger = gatehouse.browser()
+        let signOut = try await stranger.submit("/sign-in", to: "/sign-out", [])
+        #expect(signOut.status == 303)
+        #expect(!signOut.headers.values("Set-Cookie").contains { $0.hasPrefix("gatehouse_session=") })
+        let oidc = try await stranger.get("/oauth/logout")
+        #expect(!oidc.headers.values("Set-Cookie").contains { $0.hasPrefix("gatehouse_session=") })
+        let native = try await stranger.send(.post, "/native/sign-out", headers: ["Content-Type": "application/json"], body: Array("{}".utf8))
+        #expect(native.status == 200 && native.headers.values("Set-Cookie").isEmpty)
+        // With a session, the clearing cookie does go out.
+        let user = try await gatehouse.signedUpBrowser()
+        let out = try await user.submit("/account", to: "/sign-out", [])
+        #expect(out.headers.values("Set-Cookie").contains { $0.hasPrefix("gatehouse_session=") && $0.contains("Max-Age=0") })
+    }
+
+    /// Item 14: `/native/sign-out` refuses another site's request (Origin / Sec-Fetch-Site) and leaves the session alive.
+    @Test func nativeSignOutRefusesCrossSiteRequests() async throws {
+        let gatehouse = try await TestGatehouse.make()
+        let user = try await gatehouse.signedUpBrowser()
+        for headers: HTTPHeaders in [["Origin": "https://evil.example", "Content-Type": "application/json"],
+                                     ["Sec-Fetch-Site": "cross-site", "Content-Type": "text/plain"],
+                                     ["Origin": "null", "Content-Type": "application/x-www-form-urlencoded"]] {
+            let refused = try await user.send(.post, "/native/sign-out", headers: headers, body: Array("{}".utf8))
+            #expect(refused.status == 403 && refused.text.contains("invalid_request"))
+            #expect(refused.headers.values("Set-Cookie").isEmpty)
+        }
+        #expect(try await user.get("/account").status == 200, "still signed in")
+        let own = try await user.send(.post, "/native/sign-out", headers: ["Origin": "http://127.0.0.1:8080", "Content-Type": "application/json"],
+                                      body: Array("{}".utf8))
+        #expect(own.status == 200)
+        #expect(try await user.get("/account").status == 303)
+    }
+
+    /// Item 21: current-password checks are limited per account, so a stolen session is no password oracle:
+    /// after five tries even the right password waits; another account is unaffected.
+    @Test func currentPasswordChecksAreRateLimitedPerAccount() async throws {
+        let gatehouse = try await TestGatehouse.make()
+        let thief = try await gatehouse.signedUpBrowser()
+        for guess in 0..<5 {
+            let wrong = try await thief.submit("/account", to: "/account/password",
+                                               [("current_password", "guess number \(guess)"), ("new_password", "a brand new password")])
+            #expect(wrong.status == 401)
+        }
+        let right = try await thief.submit("/account", to: "/account/password",
+                                           [("current_password", "correct horse battery"), ("new_password", "a brand new password")])
+        #expect(right.status == 429 && right.headers["Retry-After"] != nil)
+        gatehouse.clock.advance(600)   // not a recent sign-in any more: deleting needs the password, and is limited too
+        let delete = try await thief.submit("/account", to: "/account/delete", [("password", "correct horse battery")])
+        #expect(delete.status == 429)
+        #expect(try await gatehouse.database.users.count() == 1)
+        let other = try await gatehouse.signedUpBrowser(email: "bob@example.com")
+        let bob = try await other.submit("/account", to: "/account/password",
+                                         [("current_password", "correct horse battery"), ("new_password", "a brand new password")])
+        #expect(bob.status == 303)
+        gatehouse.clock.advance(901)
+        let later = try await thief.submit("/account", to: "/account/password",
+                                           [("current_password", "correct horse battery"), ("new_password", "a brand new password")])
+        #expect(later.status == 303, "the window passed")
+    }
+}

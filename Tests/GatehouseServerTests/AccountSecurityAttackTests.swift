@@ -109,3 +109,32 @@ import Testing
         #expect(later.status == 303, "the window passed")
     }
 }
+
+/// Issue #14 item 2: an account whose address is unproven gets no tokens — not by the password grant, not
+/// by redeeming a code — until the owner proves the address (AccountStanding, checked where tokens are issued).
+@Suite struct UnverifiedAccountTokenTests {
+    @Test func unverifiedAccountGetsNoTokensUntilItIsVerified() async throws {
+        let oauth = try await OAuthFixture.make()
+        let gatehouse = oauth.gatehouse
+        let browser = try await gatehouse.signedUpBrowser(email: "eve@example.com", verify: false)
+        let password = [("grant_type", "password"), ("username", "eve@example.com"), ("password", "correct horse battery"),
+                        ("scope", "openid")]
+        let refused = try await oauth.token(password, basic: ("web-app", oauth.confidentialSecret))
+        #expect(refused.status == 400 && refused.json["error"] as? String == "invalid_grant")
+        #expect(refused.json["access_token"] == nil)
+        let verifier = PKCE.generateVerifier()
+        let authorized = try await oauth.authorize([("response_type", "code"), ("client_id", "native-app"),
+                                                    ("redirect_uri", "com.example.app:/callback"), ("scope", "openid"), ("state", "s"),
+                                                    ("code_challenge", PKCE.challenge(for: verifier)), ("code_challenge_method", "S256")],
+                                                   browser: browser)
+        if let code = authorized.query["code"] {
+            let exchanged = try await oauth.token([("grant_type", "authorization_code"), ("code", code), ("client_id", "native-app"),
+                                                   ("redirect_uri", "com.example.app:/callback"), ("code_verifier", verifier)])
+            #expect(exchanged.status == 400 && exchanged.json["access_token"] == nil, "a code is worth nothing for an unproven account")
+        }
+        let link = try #require(await gatehouse.mailer.link(to: "eve@example.com", containing: "/email/verify/"))
+        #expect(try await browser.get(link).status == 303, "verified in the browser that signed up")
+        let granted = try await oauth.token(password, basic: ("web-app", oauth.confidentialSecret))
+        #expect(granted.status == 200 && granted.json["access_token"] != nil)
+    }
+}

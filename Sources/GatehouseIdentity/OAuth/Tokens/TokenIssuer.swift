@@ -38,6 +38,11 @@ public struct TokenIssuer: Sendable {
     /// Issues tokens for a grant; `replacing` is the refresh token being rotated, whose store row the
     /// caller has already rotated (the new refresh token is passed back to be stored by `rotate`).
     public func issue(_ grant: TokenGrant, storeRefreshToken: Bool = true) async throws -> (response: TokenResponse, refresh: RefreshToken?) {
+        // Every grant ends here: an account whose email is unproven (or that is disabled) gets no tokens
+        // (issue #14 item 2, AccountStanding).
+        if let user = grant.user {
+            do { try AccountStanding.requireTokenIssuance(user) } catch { throw OAuthError.invalidGrant(error.message) }
+        }
         let now = clock.now()
         let key = try await keys.signingKey()
         let accessToken = try accessTokenJWT(grant, key: key, now: now)

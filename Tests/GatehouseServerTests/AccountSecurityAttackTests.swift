@@ -138,3 +138,32 @@ import Testing
         #expect(granted.status == 200 && granted.json["access_token"] != nil)
     }
 }
+
+/// The configuration keys behind items 2 and 21: `trusted_email` per OIDC provider, `link_max_sign_in_age_seconds`.
+@Suite struct SecurityConfigurationTests {
+    @Test func trustedEmailAndLinkAgeAreRead() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("gatehouse-sec-\(UUID().uuidString).json").path
+        try Data(#"""
+            {"providers": {"link_max_sign_in_age_seconds": 120, "oidc": [
+              {"id": "okta", "issuer": "https://okta.example.com", "client_id": "c", "client_secret": "s", "trusted_email": true},
+              {"id": "corp", "issuer": "https://corp.example.com", "client_id": "c", "client_secret": "s"}]}}
+            """#.utf8).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let providers = try GatehouseConfiguration.load(environment: ["GATEHOUSE_CONFIG": path]).providers
+        #expect(providers.linkMaxSignInAge == 120)
+        #expect(providers.trustsEmail(of: "okta") && !providers.trustsEmail(of: "corp"))
+    }
+
+    @Test func badValuesNameTheKey() throws {
+        for (json, key) in [(#"{"providers": {"link_max_sign_in_age_seconds": 5}}"#, "providers.link_max_sign_in_age_seconds"),
+                            (#"{"providers": {"oidc": [{"id": "okta", "issuer": "https://o.example.com", "client_id": "c", "client_secret": "s", "trusted_email": "yes"}]}}"#,
+                             "providers.oidc[0].trusted_email")] {
+            let path = FileManager.default.temporaryDirectory.appendingPathComponent("gatehouse-sec-\(UUID().uuidString).json").path
+            try Data(json.utf8).write(to: URL(fileURLWithPath: path))
+            defer { try? FileManager.default.removeItem(atPath: path) }
+            #expect { try GatehouseConfiguration.load(environment: ["GATEHOUSE_CONFIG": path]) } throws: { error in
+                String(describing: error).contains(key)
+            }
+        }
+    }
+}

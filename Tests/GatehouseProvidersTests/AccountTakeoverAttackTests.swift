@@ -30,8 +30,16 @@ final class MailInbox: Mailer {
 
 /// The form with `action` on a rendered page, as a browser submits it: every named input in tree order
 /// (hidden or not, with the value the page gave it, or `overrides`), then the clicked submitter's name=value.
-func renderedForm(_ html: String, action: String, overrides: [String: String] = [:]) -> [(String, String)]? {
-    guard let open = html.range(of: #"action="\#(action)""#) else { return nil }
+/// `occurrence` picks among several forms with the same action (0: the first in the page).
+func renderedForm(_ html: String, action: String, occurrence: Int = 0, overrides: [String: String] = [:]) -> [(String, String)]? {
+    var searched = html.startIndex..<html.endIndex
+    var found: Range<String.Index>?
+    for _ in 0...occurrence {
+        guard let next = html.range(of: #"action="\#(action)""#, range: searched) else { return nil }
+        found = next
+        searched = next.upperBound..<html.endIndex
+    }
+    guard let open = found else { return nil }
     guard let formStart = html[..<open.lowerBound].range(of: "<form", options: .backwards),
           let formEnd = html[open.upperBound...].range(of: "</form>") else { return nil }
     let form = String(html[formStart.lowerBound..<formEnd.lowerBound])
@@ -144,6 +152,7 @@ func renderedForm(_ html: String, action: String, overrides: [String: String] = 
         #expect(try await attacker.get("/account").status == 303, "sessions other than the one presenting the proof end")
     }
 
+    /// Item 2: the policy itself (token issuance and linking ask it).
     @Test func accountStandingIsThePolicyTokenPathsAsk() throws {
         let base = User(id: "u", email: "a@example.com", emailVerified: true, createdAt: Date())
         var unverified = base; unverified.emailVerified = false
@@ -155,7 +164,7 @@ func renderedForm(_ html: String, action: String, overrides: [String: String] = 
         #expect(!AccountStanding.acceptsAutomaticLink(unverified) && AccountStanding.acceptsAutomaticLink(base))
     }
 
-    /// Only providers trusted for email may merge by email (generic OIDC only with `trusted_email: true`).
+    /// Item 2: only providers trusted for email may merge by email (generic OIDC only with `trusted_email: true`).
     @Test func onlyTrustedProvidersVouchForAnEmail() throws {
         var providers = ProvidersConfiguration()
         #expect(providers.trustsEmail(of: "apple") && providers.trustsEmail(of: "google") && providers.trustsEmail(of: "github"))

@@ -100,13 +100,7 @@ import Testing
             #expect(linked.status == 303 && linked.headers["Location"] == "/account?notice=identity-linked")
             #expect(try await harness.identities(email: "ada@example.com").count == 2)
             let page = try await browser.get("/account")
-            var forms: [[(String, String)]] = []
-            var rest = page.text[...]
-            while let found = rest.range(of: #"action="/account/identities/unlink""#) {
-                let html = String(page.text[found.lowerBound...].prefix(2000))
-                if let fields = renderedForm(#"<form method="post" "# + html, action: "/account/identities/unlink") { forms.append(fields) }
-                rest = rest[found.upperBound...]
-            }
+            let forms = (0..<3).compactMap { renderedForm(page.text, action: "/account/identities/unlink", occurrence: $0) }
             #expect(forms.count == 2)
             let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
                 for fields in forms { group.addTask { try await browser.post("/account/identities/unlink", fields).status } }

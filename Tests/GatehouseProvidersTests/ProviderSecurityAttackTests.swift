@@ -91,6 +91,31 @@ import Testing
         #expect(try await again.get("/account").status == 200)
     }
 
+    /// #15 item 3: an account an older version left without any sign-in method (its only Apple identity
+    /// deleted by consent-revoked) is recovered by signing in with Apple again, instead of a 409 for ever.
+    @Test func accountLeftWithoutAnyMethodIsRecoveredByItsProvider() async throws {
+        let (harness, _, subject) = try await appleUser()
+        _ = try await harness.database.externalIdentities.delete(provider: "apple", subject: subject)
+        let again = harness.browser()
+        let (_, final) = try await harness.signIn("apple", with: again)
+        #expect(final.status == 303)
+        #expect(try await again.get("/account").status == 200)
+        #expect(try await harness.users() == 1)
+        #expect(try await harness.identities(email: "ada@example.com").count == 1)
+    }
+
+    /// …but an account that still has a way in is never taken over by email (the usual refusal).
+    @Test func accountWithAPasswordIsNotRecoveredByEmail() async throws {
+        let (harness, _, subject) = try await appleUser()
+        _ = try await harness.database.externalIdentities.delete(provider: "apple", subject: subject)
+        let user = try #require(try await harness.database.users.find(email: "ada@example.com"))
+        try await harness.database.users.update(id: user.id, [.passwordHash("$argon2id$v=19$m=1024,t=1,p=1$c2FsdHNhbHQ$aGFzaGhhc2g")],
+                                                at: harness.clock.now)
+        let (_, final) = try await harness.signIn("apple", with: harness.browser())
+        #expect(final.status == 409)
+        #expect(try await harness.identities(email: "ada@example.com").isEmpty)
+    }
+
     /// Item 17: two unlinks racing each other (real concurrent requests, rendered forms) never leave the
     /// account without a way to sign in (old code: check-then-delete, both passed the count).
     @Test func racingUnlinksLeaveOneMethod() async throws {

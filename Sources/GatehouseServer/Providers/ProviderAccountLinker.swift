@@ -79,6 +79,17 @@ struct ProviderAccountLinker: Sendable {
                             reason: "unverified_email", userId: nil, email: email.value)
         }
         if let owner = try await database.users.find(email: email.value) {
+            // An account left with no way in at all (no password, no identity — as Apple's consent-revoked
+            // left Apple-only accounts before it kept their only method) is recovered by a trusted provider's
+            // proof of its confirmed address: exactly what a password reset by mail to that address would
+            // allow. Relay addresses count only at Apple, whose relay reaches the same user (#15 item 3).
+            if owner.passwordHash == nil, owner.emailVerified, !owner.disabled, trustsEmail(ticket.provider),
+               !ticket.isPrivateRelay || ticket.provider == "apple",
+               try await database.externalIdentities.list(userId: owner.id).isEmpty {
+                try await createIdentity(ticket, userId: owner.id)
+                await audit.record(.identityLinked, userId: owner.id, context: context, details: ["provider": ticket.provider, "by": "recovery"])
+                return .signIn(owner, created: false)
+            }
             // Private relay addresses never merge; other verified addresses only when the operator allows it,
             // only from a provider trusted for email, and only into an account whose own address is proven —
             // else the victim's first provider sign-in would land in an account an attacker pre-created.

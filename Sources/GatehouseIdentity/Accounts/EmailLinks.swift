@@ -28,7 +28,8 @@ public struct EmailLinks: Sendable {
     }
 
     /// Sends a reset link if the address has an account, and a "no account here" note if not: the same
-    /// work either way (one lookup, one audit entry, one mail queued in the background), so neither the
+    /// work either way (one lookup, one token-table write, one audit entry, one mail queued in the
+    /// background), so neither the
     /// answer, nor its timing, nor the mail count tells whether an account exists (issue #14 item 13).
     public func requestPasswordReset(email rawEmail: String, context: ClientContext) async throws {
         if let wait = try await limiter.hit(limits.passwordForgotPerIP, key: context.ip ?? "-") {
@@ -52,7 +53,9 @@ public struct EmailLinks: Sendable {
                 If it was not you, ignore this email; your password stays as it is.
                 """)
         } else {
-            _ = SecureRandom.token(byteCount: 32)   // the token the other branch makes, for equal work
+            // The other branch's token and its write, done for nobody: the same statements either way.
+            _ = SecureRandom.token(byteCount: 32)
+            _ = try await database.oneTimeTokens.invalidateAll(userId: RecordID.random(), purpose: .passwordReset)
             await audit.record(.passwordResetRequested, userId: user?.id, context: context,
                                details: ["result": user == nil ? "no_account" : "disabled"])
             message = MailMessage(to: email.value, subject: "Reset your password", textBody: user == nil ? """

@@ -171,6 +171,21 @@ import Testing
         #expect(try await harness.database.pendingRevocations.due(now: .distantFuture, limit: 10).isEmpty, "completed")
     }
 
+    /// The retry cadence the README states: 30 s after the first failure, then doubling (1, 2, 4 … minutes).
+    @Test func failedRevocationsBackOffAsDocumented() async throws {
+        let (harness, browser, _) = try await appleUser()
+        harness.faults.state.withLock { $0.downPaths = ["/auth/revoke"] }
+        #expect(try await browser.submit("/account", to: "/account/delete", []).status == 303)
+        var delays: [TimeInterval] = []
+        for _ in 0..<4 {
+            #expect(await harness.app.processProviderRevocations() == 0)
+            let row = try #require(try await harness.database.pendingRevocations.due(now: .distantFuture, limit: 1).first)
+            delays.append(row.nextAttemptAt.timeIntervalSince(harness.clock.now).rounded())
+            harness.clock.advance(row.nextAttemptAt.timeIntervalSince(harness.clock.now) + 1)
+        }
+        #expect(delays == [30, 60, 120, 240])
+    }
+
     /// #15 item 3: an Apple answer that did not revoke (200 and the token still refreshes) is a failure,
     /// retried later, never audited as a revocation.
     @Test func anAnswerThatDidNotRevokeIsAFailure() async throws {

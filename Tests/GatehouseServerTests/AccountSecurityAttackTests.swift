@@ -167,3 +167,29 @@ import Testing
         }
     }
 }
+
+/// Issue #14 item 2: the owner's first proof of the address also ends the OAuth grants and consents an
+/// unproven account collected (rows written before this rule, or by any other path).
+@Suite struct EmailOwnershipClaimTests {
+    @Test func verificationRemovesGrantsAndConsentsAndKeepsOnlyTheProvingSession() async throws {
+        let oauth = try await OAuthFixture.make()
+        let gatehouse = oauth.gatehouse
+        let attacker = try await gatehouse.signedUpBrowser(email: "eve@example.com", verify: false)
+        let user = try #require(try await gatehouse.database.users.find(email: "eve@example.com"))
+        let now = gatehouse.clock.now
+        try await gatehouse.database.refreshTokens.create(RefreshToken(
+            hash: TokenHash(SHA256.hash("planted")), familyId: "f-planted", clientId: "web-app", userId: user.id, scope: "openid",
+            authTime: now, authMethods: ["pwd"], createdAt: now, expiresAt: now.addingTimeInterval(86_400)))
+        try await gatehouse.database.consents.save(Consent(userId: user.id, clientId: "partner", scopes: ["openid"], grantedAt: now))
+        #expect(try await gatehouse.database.refreshTokens.activeGrants(userId: user.id, now: now).count == 1)
+        // The owner opens the link in a browser of their own (no session of this account).
+        let owner = gatehouse.browser()
+        let link = try #require(await gatehouse.mailer.link(to: "eve@example.com", containing: "/email/verify/"))
+        #expect(try await owner.get(link).status == 200)
+        #expect(try await gatehouse.database.refreshTokens.activeGrants(userId: user.id, now: now).isEmpty)
+        #expect(try await gatehouse.database.consents.list(userId: user.id).isEmpty)
+        #expect(try await attacker.get("/account").status == 303, "the creator's session ended")
+        #expect(try await gatehouse.database.users.find(email: "eve@example.com")?.emailVerified == true)
+        #expect(try await gatehouse.auditTypes(email: "eve@example.com").contains("account.claimed"))
+    }
+}

@@ -66,6 +66,7 @@ import Testing
         #expect(types.contains("identity.unlinked") && !types.contains("account.deleted"))
     }
 
+    /// Item 8: …and deletes an account Apple was the only way into.
     @Test func accountDeleteRemovesAnAppleOnlyAccount() async throws {
         let (harness, _, subject) = try await appleUser()
         #expect(try await notify(harness, try note(harness, .accountDelete, at: harness.clock.now, subject: subject).body).status == 200)
@@ -171,7 +172,7 @@ import Testing
         #expect(try await harness.database.pendingRevocations.due(now: .distantFuture, limit: 10).isEmpty, "completed")
     }
 
-    /// The retry cadence the README states: 30 s after the first failure, then doubling (1, 2, 4 … minutes).
+    /// Item 23 / #15 item 3: the retry cadence the README states: 30 s after the first failure, then doubling (1, 2, 4 … minutes).
     @Test func failedRevocationsBackOffAsDocumented() async throws {
         let (harness, browser, _) = try await appleUser()
         harness.faults.state.withLock { $0.downPaths = ["/auth/revoke"] }

@@ -34,6 +34,7 @@ import Testing
         #expect(log.contains(#""path":"/password/…""#), "an unmatched path logs only its first segment")
     }
 
+    /// Item 6: what an unmatched request logs.
     @Test func loggedPathKeepsOnlyPlainFirstSegments() throws {
         func logged(_ target: String, route: String? = "(unmatched)") throws -> String {
             var request = try Request(method: .get, target: target)

@@ -33,6 +33,7 @@ struct SecurityStoreTests {
         }
     }
 
+    /// Item 17 (and #15 item 3's token client id): the password counts as a method; only the owner's identity goes.
     @Test(arguments: StoreBackends.all)
     func unlinkCountsThePasswordAndChecksTheOwner(_ backend: StoreBackend) async throws {
         try await withDatabase(backend) { db in

@@ -128,11 +128,11 @@ import Testing
                                                     ("redirect_uri", "com.example.app:/callback"), ("scope", "openid"), ("state", "s"),
                                                     ("code_challenge", PKCE.challenge(for: verifier)), ("code_challenge_method", "S256")],
                                                    browser: browser)
-        if let code = authorized.query["code"] {
-            let exchanged = try await oauth.token([("grant_type", "authorization_code"), ("code", code), ("client_id", "native-app"),
-                                                   ("redirect_uri", "com.example.app:/callback"), ("code_verifier", verifier)])
-            #expect(exchanged.status == 400 && exchanged.json["access_token"] == nil, "a code is worth nothing for an unproven account")
-        }
+        #expect(authorized.status == 403 && authorized.query["code"] == nil, "no code for an unproven account")
+        let page = try await browser.get("/oauth/authorize?" + URLEncodedForm(pairs: [
+            ("response_type", "code"), ("client_id", "native-app"), ("redirect_uri", "com.example.app:/callback"), ("scope", "openid"),
+            ("code_challenge", PKCE.challenge(for: verifier)), ("code_challenge_method", "S256")]).encoded)
+        #expect(page.text.contains("Confirm your email address first"))
         let link = try #require(await gatehouse.mailer.link(to: "eve@example.com", containing: "/email/verify/"))
         #expect(try await browser.get(link).status == 303, "verified in the browser that signed up")
         let granted = try await oauth.token(password, basic: ("web-app", oauth.confidentialSecret))

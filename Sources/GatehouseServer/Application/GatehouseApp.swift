@@ -69,7 +69,8 @@ public struct GatehouseApp: Sendable {
                      pathConfiguration: PathConfiguration(rules: configuration.nativePathRules),
                      associations: AppSiteAssociations(apps: configuration.clients.compactMap { NativeApp(registration: $0.registration) }),
                      enabledProviders: providerWiring.registry.providers.map(\.id),
-                     publicOrigin: NativeAppleRoutes.origin(of: configuration.publicURL)).register(into: &router)
+                     publicOrigin: NativeAppleRoutes.origin(of: configuration.publicURL), clock: services.clock,
+                     linkMaxSignInAge: configuration.providers.linkMaxSignInAge).register(into: &router)
         let origins = WebOriginCache(store: database.oauthClients)
         DiscoveryRoutes(settings: configuration.oauth, keys: services.keys, corsOrigins: { await origins.origins() })
             .register(into: &router)
@@ -107,7 +108,8 @@ public struct GatehouseApp: Sendable {
         })
     }
 
-    /// Retries provider token revocations that are due (Apple, after account deletion); call periodically.
+    /// Attempts the provider token revocations that are due (claimed atomically). The maintenance job runner
+    /// calls this; tests call it directly.
     @discardableResult
     public func processProviderRevocations() async -> Int { await providerRevocations.processDue() }
 

@@ -165,3 +165,23 @@ def test_bad_client_secret_shows_a_clear_error_page(shape):
     finally:
         driver.quit()
         s.stop()
+
+
+def test_one_origin_over_https_uses_secure_prefixed_cookies_scoped_to_auth():
+    """The production shape: TLS at nginx, Gatehouse at https://…/auth. Its cookies are __Secure-gatehouse_* with
+    Path=/auth and Secure (a __Host- cookie would need Path=/), and the app never receives them."""
+    s = RailsStack(shape="one-origin", https=True)
+    driver = make_browser(accept_insecure_certs=True)
+    try:
+        s.create_user("ada@example.com", PASSWORD, name="Ada Lovelace")
+        app_sign_in_with_password(driver, s)
+        assert me(driver, s)["email"] == "ada@example.com"
+        cookies = driver.execute_cdp_cmd("Network.getAllCookies", {})["cookies"]
+        gatehouse = {c["name"]: c for c in cookies if "gatehouse_" in c["name"]}
+        assert "__Secure-gatehouse_session" in gatehouse, cookies
+        assert all(n.startswith("__Secure-gatehouse_") and c["path"] == "/auth" and c["secure"] for n, c in gatehouse.items())
+        app = {c["name"]: c for c in cookies if "gatehouse_" not in c["name"]}
+        assert app["session_id"]["secure"] and app["_example_session"]["secure"] and app["session_id"]["path"] == "/"
+    finally:
+        driver.quit()
+        s.stop()

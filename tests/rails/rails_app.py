@@ -233,3 +233,5 @@ class RailsStack:
             self.simulator.wait(timeout=10)
         if getattr(self, "rails_dir", None):
             shutil.rmtree(self.rails_dir, ignore_errors=True)
+        if getattr(self, "tls", None):
+            shutil.rmtree(os.path.dirname(self.tls[0]), ignore_errors=True)

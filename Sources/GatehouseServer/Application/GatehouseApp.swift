@@ -67,7 +67,8 @@ public struct GatehouseApp: Sendable {
                      pathConfiguration: PathConfiguration(rules: configuration.nativePathRules),
                      enabledProviders: providerWiring.registry.providers.map(\.id)).register(into: &router)
         let origins = WebOriginCache(store: database.oauthClients)
-        DiscoveryRoutes(settings: configuration.oauth, keys: services.keys, corsOrigins: { await origins.origins() })
+        DiscoveryRoutes(settings: configuration.oauth, keys: services.keys, corsOrigins: { await origins.origins() },
+                        clientGrants: { await origins.grantTypes() })
             .register(into: &router)
         // F3: native Sign in with Apple, as its own endpoint and as the token-exchange grant.
         let nativeApple = providerWiring.nativeAppleSignIn(services: services)

@@ -99,7 +99,7 @@ struct AuthorizeRoutes: Sendable {
 
     /// The `sub` of an ID token we issued (expired ones too: the hint is about who, not when).
     private func hintSubject(_ hint: String) async throws -> String? {
-        let verifier = JWTVerifier(allowedAlgorithms: [.es256],
+        let verifier = JWTVerifier(allowedAlgorithms: [.es256, .rs256],
                                    rules: ClaimRules(issuers: [settings.issuer], audiences: nil, leeway: 366 * 86_400))
         return try? verifier.verify(hint, keys: try await keys.verificationKeys(), now: clock.now()).claims.string("sub")
     }

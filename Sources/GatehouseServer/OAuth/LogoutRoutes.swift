@@ -30,7 +30,7 @@ struct LogoutRoutes: Sendable {
         let web = try await reader.read(request)
         var hintClaims: JWTClaims?
         if let hint = parameters["id_token_hint"] {
-            let verifier = JWTVerifier(allowedAlgorithms: [.es256],
+            let verifier = JWTVerifier(allowedAlgorithms: [.es256, .rs256],
                                        rules: ClaimRules(issuers: [settings.issuer], audiences: nil, leeway: 366 * 86_400))
             hintClaims = try? verifier.verify(hint, keys: try await keys.verificationKeys(), now: clock.now()).claims
             if hintClaims == nil { throw HTTPError(.badRequest, "The id_token_hint is not a valid ID token from this server.") }

@@ -15,6 +15,8 @@ struct AuthorizeRoutes: Sendable {
     let settings: OAuthSettings
     let audit: AuditTrail
     let clock: IdentityClock
+    /// `provider=…` on the request: straight to that provider instead of the sign-in page (nil: ignored).
+    var providerHint: ProviderSignInHint?
 
     func register(into router: inout Router) {
         router.get("/oauth/authorize") { request async throws in
@@ -54,6 +56,8 @@ struct AuthorizeRoutes: Sendable {
         do { authorizationRequest = try await parser.parse(Self.multimap(parameters)) } catch let failure as AuthorizationFailure {
             return failurePage(failure)
         }
+        let hintedProvider: String?
+        do { hintedProvider = try providerHintParameter(parameters, authorizationRequest) } catch { return failurePage(error) }
         let web = try await reader.read(request)
         let now = clock.now()
         var signedIn = web.active
@@ -74,6 +78,7 @@ struct AuthorizeRoutes: Sendable {
             // session that started after now.
             var again = parameters.filter { $0.key != "prompt" && $0.key != "gh_auth_after" }
             again.append((key: "gh_auth_after", value: String(Int(now.timeIntervalSince1970))))
+            if let hinted = hintedProvider, let response = try await startProvider(hinted, request: request, parameters: again) { return response }
             return signIn(again, loginHint: authorizationRequest.loginHint, reauth: true)
         }
         guard let active = signedIn, !needsReauth else {
@@ -81,6 +86,9 @@ struct AuthorizeRoutes: Sendable {
                 return .redirect(to: authorization.errorRedirect(OAuthError(.loginRequired, "The user is not signed in."),
                                                                  redirectURI: authorizationRequest.redirectURI,
                                                                  state: authorizationRequest.state))
+            }
+            if let hinted = hintedProvider, let response = try await startProvider(hinted, request: request, parameters: parameters) {
+                return response
             }
             return signIn(parameters, loginHint: authorizationRequest.loginHint, reauth: web.active != nil)
         }
@@ -95,6 +103,31 @@ struct AuthorizeRoutes: Sendable {
         return .redirect(to: try await authorization.approve(authorizationRequest, userId: active.user.id,
                                                              authTime: active.session.createdAt,
                                                              authMethods: active.session.authMethods))
+    }
+
+    /// The provider the request names (`provider=google`), after checking it is enabled: an unknown one is
+    /// reported to the client (RFC 6749 §4.1.2.1 `invalid_request`), since its redirect URI is verified by now.
+    private func providerHintParameter(_ parameters: [(key: String, value: String)], _ request: AuthorizationRequest)
+        throws(AuthorizationFailure) -> String?
+    {
+        let values = parameters.filter { $0.key == ProviderSignInHint.parameter }.map(\.value)
+        guard let value = values.first else { return nil }
+        func fail(_ description: String) -> AuthorizationFailure {
+            .redirect(.invalidRequest(description), redirectURI: request.redirectURI, state: request.state)
+        }
+        guard values.count == 1 else { throw fail("The provider parameter appears more than once.") }
+        guard let hint = providerHint, hint.isKnown(value) else {
+            throw fail("Unknown sign-in provider \"\(value.prefix(64))\".")
+        }
+        return value
+    }
+
+    /// Starts the hinted provider's sign-in, coming back to this request without the hint (so a failed
+    /// or cancelled provider sign-in ends on the normal sign-in page rather than looping).
+    private func startProvider(_ id: String, request: Request, parameters: [(key: String, value: String)]) async throws -> Response? {
+        let back = parameters.filter { $0.key != ProviderSignInHint.parameter }
+        return try await providerHint?.start(id, request: request,
+                                             returnTo: "/oauth/authorize?" + URLEncodedForm(pairs: back.map { ($0.key, $0.value) }).encoded)
     }
 
     /// The `sub` of an ID token we issued (expired ones too: the hint is about who, not when).

@@ -48,16 +48,25 @@ struct ProviderWiring: Sendable {
         self.configuration = configuration.providers
     }
 
+    func routes(accountPages: AccountPages, services: IdentityServices, publicBase: String) -> ProviderRoutes {
+        let linker = ProviderAccountLinker(database: services.database, clock: services.clock, audit: services.audit,
+                                           linkVerifiedEmails: configuration.linkVerifiedEmails, displayName: { [pages] in pages.label($0) })
+        return ProviderRoutes(registry: registry, flows: flows, linker: linker, pages: accountPages, revocations: revocations,
+                              completions: [.web: WebSignInCompletion(sessions: services.sessions, cookies: services.webSessions.cookies),
+                                            .native: NativeHandoffCompletion(apps: NativeAppDirectory(registry: services.tokens.registry),
+                                                                             handoffs: services.handoffs)],
+                              publicBase: publicBase)
+    }
+
+    /// The `/oauth/authorize?provider=…` hint, starting flows exactly as the sign-in page's buttons do.
+    func signInHint(accountPages: AccountPages, services: IdentityServices, publicBase: String) -> ProviderSignInHint {
+        ProviderSignInHint(routes: routes(accountPages: accountPages, services: services, publicBase: publicBase))
+    }
+
     func register(into router: inout Router, accountPages: AccountPages, services: IdentityServices, publicBase: String) {
         registry.simulator?.register(into: &router)
         let providers = configuration
-        let linker = ProviderAccountLinker(database: services.database, clock: services.clock, audit: services.audit,
-                                           linkVerifiedEmails: providers.linkVerifiedEmails, displayName: { [pages] in pages.label($0) })
-        ProviderRoutes(registry: registry, flows: flows, linker: linker, pages: accountPages, revocations: revocations,
-                       completions: [.web: WebSignInCompletion(sessions: services.sessions, cookies: services.webSessions.cookies),
-                                     .native: NativeHandoffCompletion(apps: NativeAppDirectory(registry: services.tokens.registry),
-                                                                      handoffs: services.handoffs)],
-                       publicBase: publicBase).register(into: &router)
+        routes(accountPages: accountPages, services: services, publicBase: publicBase).register(into: &router)
         if let apple = registry.apple {
             AppleNotificationRoutes(apple: apple, database: services.database, sessions: services.sessions, accounts: services.accounts,
                                     audit: services.audit, clock: services.clock, accountDeletion: providers.appleAccountDeletion,

@@ -182,7 +182,7 @@ public struct OAuthClient: Sendable {
 
     // MARK: Plumbing
 
-    private func tokenRequest(_ grant: [(String, String)]) async throws -> TokenResponse {
+    func tokenRequest(_ grant: [(String, String)]) async throws -> TokenResponse {
         var pairs = grant
         var request = URLRequest.formPost(metadata.tokenEndpoint, [])
         configuration.authentication.apply(clientID: configuration.clientID, to: &pairs, request: &request)

@@ -12,7 +12,7 @@ import Testing
 
 /// The SDK against the GitHub simulator over a real socket: GitHub answers token errors with HTTP 200
 /// and an `error` member, and issues no refresh token; the SDK must surface both honestly.
-@Suite struct GitHubSimulatorSDKTests {
+@Suite(.serialized) struct GitHubSimulatorSDKTests {
     static let secret = "github-sim-secret-0123456789abcdef"
     static let redirect = URL(string: "http://127.0.0.1/cb")!
 
@@ -40,13 +40,13 @@ import Testing
         let client = OAuthClient(metadata: metadata,
                                  configuration: ClientConfiguration(clientID: "gh-app", redirectURI: redirect,
                                                                     authentication: .clientSecretPost(secret)),
-                                 transport: URLSessionTransport(timeout: 5), signatureVerifier: nil)
+                                 transport: URLSessionTransport(timeout: 60), signatureVerifier: nil)
         return Setup(server: server, port: port, client: client)
     }
 
     /// Plays the user at GitHub's consent page and returns the callback URL carrying the code.
     static func authorize(_ setup: Setup, _ request: AuthorizationRequest) async throws -> URL {
-        let socket = SocketClient(port: setup.port)
+        let socket = SocketClient(port: setup.port, timeoutSeconds: 60)
         let target = String(request.url.absoluteString.dropFirst(setup.base.count))
         let page = try await socket.get(target)
         #expect(page.status == 200)

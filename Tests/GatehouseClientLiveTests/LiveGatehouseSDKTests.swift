@@ -14,9 +14,11 @@ import GatehouseTesting
 import Testing
 
 /// The SDK's auth-state stream and `endSession` against a live Gatehouse on a real socket.
-@Suite struct LiveGatehouseSDKTests {
+@Suite(.serialized) struct LiveGatehouseSDKTests {
     static let email = "sdk@example.com", password = "a long sdk password"
     static let bye = URL(string: "http://127.0.0.1/bye")!
+    /// One RSA key for both tests (generation is slow and blocks a cooperative thread).
+    static let rsaKey = try! GatehouseCrypto.SigningKey.generate(.rs256)
 
     struct Live {
         let app: GatehouseApp
@@ -33,6 +35,7 @@ import Testing
             "GATEHOUSE_PUBLIC_URL": "http://127.0.0.1:\(port)", "GATEHOUSE_LISTEN": "127.0.0.1:\(port)"])
         configuration.passwordHashing = Argon2idParameters(memoryBytes: 1 << 20, iterations: 1)
         configuration.accessLog = false
+        configuration.signingKeyGenerator = { $0 == .rs256 ? Self.rsaKey : try GatehouseCrypto.SigningKey.generate($0) }
         let database = try await SQLiteDatabase.open(url: "sqlite::memory:")
         _ = try await database.migrate()
         let app = GatehouseApp(configuration: configuration, database: database, secrets: ServerSecrets(master: SecureRandom.bytes(32)),
@@ -44,7 +47,7 @@ import Testing
             firstParty: true))
         let server = app.makeServer()
         _ = try server.start()
-        let browser = BrowserLikeClient(SocketClient(port: port))
+        let browser = BrowserLikeClient(SocketClient(port: port, timeoutSeconds: 60))
         let signUp = try await browser.submit("/sign-up", to: "/sign-up", [("email", email), ("password", password), ("name", "Sdk")])
         #expect(signUp.status == 303)
         return Live(app: app, server: server, port: port, browser: browser)
@@ -53,7 +56,7 @@ import Testing
     static func client(_ live: Live) async throws -> OAuthClient {
         try await OAuthClient.discover(issuer: live.issuer,
                                        configuration: ClientConfiguration(clientID: "sdk-app", redirectURI: URL(string: "http://127.0.0.1/cb")!),
-                                       transport: URLSessionTransport(timeout: 5), signatureVerifier: OpenSSLIDTokenSignatureVerifier())
+                                       transport: URLSessionTransport(timeout: 60), signatureVerifier: OpenSSLIDTokenSignatureVerifier())
     }
 
     @Test func theStreamReportsSignInRefreshAndTheServerEndingTheSession() async throws {
@@ -77,7 +80,7 @@ import Testing
 
         // The server ends the session (here: the rotated-away refresh token is replayed, so reuse
         // detection revokes the family — as after a theft). The next refresh is invalid_grant.
-        let replay = try await SocketClient(port: live.port).post("/oauth/token", form: [
+        let replay = try await SocketClient(port: live.port, timeoutSeconds: 60).post("/oauth/token", form: [
             ("grant_type", "refresh_token"), ("refresh_token", first.refreshToken ?? ""), ("client_id", "sdk-app")])
         #expect(replay.status == 400)
         await #expect(throws: AuthStateError.self) { try await state.freshAccessToken(rejected: second.accessToken) }
@@ -110,7 +113,7 @@ import Testing
         #expect(query.first { $0.name == "client_id" }?.value == "sdk-app")
 
         // The refresh token was revoked on the way out.
-        let refresh = try await SocketClient(port: live.port).post("/oauth/token", form: [
+        let refresh = try await SocketClient(port: live.port, timeoutSeconds: 60).post("/oauth/token", form: [
             ("grant_type", "refresh_token"), ("refresh_token", tokens.refreshToken ?? ""), ("client_id", "sdk-app")])
         #expect(refresh.status == 400)
 

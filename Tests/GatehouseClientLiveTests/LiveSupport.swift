@@ -33,9 +33,9 @@ final class EventLog: Sendable {
 
     var all: [AuthEvent] { events.all }
 
-    /// Waits (briefly) until `count` events have arrived; the stream is asynchronous.
+    /// Waits (up to 20 s, for a loaded machine) until `count` events have arrived; the stream is asynchronous.
     func waitFor(count: Int) async -> [AuthEvent] {
-        for _ in 0..<200 where all.count < count { try? await Task.sleep(for: .milliseconds(10)) }
+        for _ in 0..<2_000 where all.count < count { try? await Task.sleep(for: .milliseconds(10)) }
         return all
     }
 

@@ -128,3 +128,54 @@ import Testing
         }
     }
 }
+
+/// `id_token_signed_response_alg` in the config file and on the CLI; `keys rotate|list` with two algorithms.
+@Suite struct IDTokenAlgorithmRegistrationTests {
+    static func configFile(_ json: String) throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("gh-alg-\(UUID().uuidString).json").path
+        try json.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    @Test func theConfigFileSetsTheAlgorithmBesideTheNativeSettings() async throws {
+        let path = try Self.configFile(#"""
+            {"clients": [{"id": "rp", "type": "public", "redirect_uris": ["com.example.rp:/cb"], "id_token_signed_response_alg": "ES256",
+                          "native": {"callback_schemes": ["rp"], "bundle_ids": ["com.example.rp"]}}]}
+            """#)
+        let configuration = try GatehouseConfiguration.load(environment: [:], configPath: path)
+        let registration = try #require(configuration.clients.first).registration
+        let gatehouse = try await TestGatehouse.make()
+        try await gatehouse.app.services.tokens.registry.apply(registration, secret: nil)
+        let client = try #require(try await gatehouse.app.services.tokens.registry.find(id: "rp"))
+        #expect(client.idTokenSigningAlgorithm == .es256)
+        #expect(NativeApp(client: client)?.bundleIDs == ["com.example.rp"], "the native registration still reads")
+
+        let bad = try Self.configFile(#"{"clients": [{"id": "rp", "redirect_uris": ["https://rp.example/cb"], "id_token_signed_response_alg": "HS256"}]}"#)
+        #expect {
+            try GatehouseConfiguration.load(environment: [:], configPath: bad)
+        } throws: { error in
+            (error as? ConfigurationError)?.key == "clients[0].id_token_signed_response_alg"
+        }
+    }
+
+    @Test func theCLIRegistersTheAlgorithmAndRotatesBothKeys() async throws {
+        let env = ["GATEHOUSE_DATABASE_URL": CommandLineTests.temporaryDatabaseURL()]
+        let created = try await CommandLineTests.run(["client", "create", "--id", "ec-rp", "--name", "EC RP", "--type", "public",
+                                                      "--redirect-uri", "https://rp.example/cb", "--id-token-signed-response-alg", "ES256"],
+                                                     environment: env)
+        #expect(created.status == 0, "\(created.stderr)")
+        #expect(try await CommandLineTests.run(["client", "show", "--id", "ec-rp"], environment: env).stdout
+            .contains("id_token_signed_response_alg: ES256"))
+        let refused = try await CommandLineTests.run(["client", "create", "--name", "Bad", "--type", "public", "--redirect-uri",
+                                                      "https://rp.example/cb", "--id-token-signed-response-alg", "none"], environment: env)
+        #expect(refused.status == 2 && refused.stderr.contains("RS256 or ES256"))
+
+        let rotated = try await CommandLineTests.run(["keys", "rotate"], environment: env)
+        #expect(rotated.status == 0, "\(rotated.stderr)")
+        let list = try await CommandLineTests.run(["keys", "list"], environment: env).stdout
+        let rows = list.split(separator: "\n").dropFirst().map { $0.split(separator: "\t").map(String.init) }
+        #expect(rows.count == 4, "an EC and an RSA key, each with its successor:\n\(list)")
+        #expect(rows.filter { $0[1] == "RS256" }.map { $0[2] }.sorted() == ["signing", "upcoming"])
+        #expect(rows.filter { $0[1] == "ES256" }.map { $0[2] }.sorted() == ["signing", "upcoming"])
+    }
+}

@@ -36,16 +36,15 @@ import Testing
 
     @Test func unsupportedStandardScopesAreIgnoredButUnknownOnesStayInvalid() async throws {
         let oauth = try await OAuthFixture.make()
-        let verifier = PKCE.generateVerifier()
+        // web-app is confidential, so a signed-in user gets a code without a confirmation page.
         func authorize(_ scope: String) async throws -> [String: String] {
-            try await oauth.authorize([("response_type", "code"), ("client_id", "native-app"), ("redirect_uri", "com.example.app:/callback"),
-                                       ("scope", scope), ("state", "s"), ("code_challenge", PKCE.challenge(for: verifier)),
-                                       ("code_challenge_method", "S256")]).query
+            try await oauth.authorize([("response_type", "code"), ("client_id", "web-app"), ("redirect_uri", OAuthFixture.redirect),
+                                       ("scope", scope), ("state", "s")]).query
         }
         let granted = try await authorize("openid address phone email")
-        let code = try #require(granted["code"], "address and phone are ignored (OIDC Core §5.4), not invalid_scope")
-        let tokens = try await oauth.token([("grant_type", "authorization_code"), ("code", code), ("client_id", "native-app"),
-                                            ("redirect_uri", "com.example.app:/callback"), ("code_verifier", verifier)])
+        let code = try #require(granted["code"], "address and phone are ignored (OIDC Core §5.4), not invalid_scope: \(granted)")
+        let tokens = try await oauth.token([("grant_type", "authorization_code"), ("code", code), ("redirect_uri", OAuthFixture.redirect)],
+                                           basic: ("web-app", oauth.confidentialSecret))
         #expect(tokens.status == 200)
         #expect(tokens.json["scope"] as? String == "openid email", "the ignored scopes are not granted")
         #expect(try await authorize("openid admin")["error"] == "invalid_scope", "a scope nobody registered still fails")

@@ -1,6 +1,6 @@
 """Stands in for the system browser in docs/integrations/http.md: opens an /oauth/authorize URL,
-signs in on Gatehouse's real sign-in form (CSRF token and all) and prints the redirect back to the
-app's private-use scheme. Usage: browser_stand_in.py URL (EMAIL and PASSWORD from the environment)."""
+signs in on Gatehouse's real sign-in form (CSRF token and all), answers "Continue as …?" with Allow, and
+prints the redirect back to the app's private-use scheme. Usage: browser_stand_in.py URL (EMAIL and PASSWORD from the environment)."""
 import html
 import os
 import re
@@ -32,6 +32,13 @@ def main(url):
                 print(location)
                 return
             response = session.get(urllib.parse.urljoin(response.url, location), allow_redirects=False, timeout=10)
+            continue
+        if response.status_code == 200 and 'action="/oauth/authorize/decision"' in response.text:
+            # "Continue to <app> as <user>?" (public custom-scheme clients always ask): the user clicks Allow.
+            fields = hidden_fields(response.text.split('action="/oauth/authorize/decision"', 1)[1].split("</form>", 1)[0])
+            fields["decision"] = "allow"
+            response = session.post(urllib.parse.urljoin(response.url, "/oauth/authorize/decision"), data=fields,
+                                    allow_redirects=False, timeout=10)
             continue
         if response.status_code == 200 and 'action="/sign-in"' in response.text:
             fields = hidden_fields(response.text)

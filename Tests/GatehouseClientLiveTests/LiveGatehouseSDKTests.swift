@@ -10,6 +10,7 @@ import GatehouseHTTPServer
 import GatehouseIdentity
 import GatehouseServer
 import GatehouseSQLite
+import GatehouseStore
 import GatehouseTesting
 import Testing
 
@@ -50,11 +51,19 @@ import Testing
         let browser = BrowserLikeClient(SocketClient(port: port, timeoutSeconds: 60))
         let signUp = try await browser.submit("/sign-up", to: "/sign-up", [("email", email), ("password", password), ("name", "Sdk")])
         #expect(signUp.status == 303)
+        // Only accounts with a confirmed address get tokens; confirming by mail is tested elsewhere.
+        let user = try #require(try await database.users.find(email: email))
+        _ = try await database.users.update(id: user.id, [.emailVerified(true)], at: Date())
+        // A signed-in web session in this browser (what RP-initiated logout ends).
+        if try await browser.get("/account").status != 200 {
+            let signIn = try await browser.submit("/sign-in", to: "/sign-in", [("email", email), ("password", password)])
+            #expect(signIn.status == 303)
+        }
         return Live(app: app, server: server, port: port, browser: browser)
     }
 
-    static func client(_ live: Live) async throws -> OAuthClient {
-        try await OAuthClient.discover(issuer: live.issuer,
+    static func client(_ live: Live) async throws -> GatehouseClient.OAuthClient {
+        try await GatehouseClient.OAuthClient.discover(issuer: live.issuer,
                                        configuration: ClientConfiguration(clientID: "sdk-app", redirectURI: URL(string: "http://127.0.0.1/cb")!),
                                        transport: URLSessionTransport(timeout: 60), signatureVerifier: OpenSSLIDTokenSignatureVerifier())
     }

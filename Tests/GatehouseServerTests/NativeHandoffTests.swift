@@ -114,10 +114,15 @@ import Testing
             id: "rails", name: "Rails", kind: .confidential, redirectURIs: ["http://127.0.0.1:8080/users/auth/callback"], firstParty: true))
         let pkce = PKCE.challenge(for: PKCE.generateVerifier())
         let base = "/oauth/authorize?response_type=code&client_id=rails&redirect_uri=\(PercentDecoding.encode("http://127.0.0.1:8080/users/auth/callback"))&scope=openid&state=s1&code_challenge=\(pkce)&code_challenge_method=S256"
-        let hinted = try await gatehouse.browser().get(base + "&provider=google")
-        #expect(hinted.headers["Location"]?.hasPrefix("/sign-in?return_to=") == true && hinted.headers["Location"]?.hasSuffix("&provider=google") == true)
-        let hostile = try await gatehouse.browser().get(base + "&provider=" + PercentDecoding.encode("x\"><script>"))
-        #expect(hostile.headers["Location"]?.contains("provider=") == false, "only a provider id is carried")
+        // In the app the provider must not open in the web view: the sign-in page gets the hint (the bridge starts it).
+        let appUA = "Mozilla/5.0 (iPhone) Gatehouse-App/demo-app Hotwire Native iOS; Turbo Native iOS; bridge-components: [sign-in-with-oauth]"
+        let inApp = BrowserLikeClient(InProcessClient(gatehouse.app.pipeline), userAgent: appUA)
+        let hinted = try await inApp.get(base + "&provider=google")
+        #expect(hinted.headers["Location"]?.hasPrefix("/sign-in?return_to=") == true && hinted.headers["Location"]?.hasSuffix("&provider=google") == true,
+                "\(hinted.headers["Location"] ?? "")")
+        // On the web the hint goes straight to the provider.
+        let web = try await gatehouse.browser().get(base + "&provider=google")
+        #expect(web.headers["Location"]?.contains("/_sim/google/") == true, "\(web.headers["Location"] ?? "")")
     }
 
     @Test func aCustomSchemeHandOffWaitsForTheUsersContinue() async throws {

@@ -17,12 +17,18 @@ import Testing
         }
     }
 
-    /// Signs up through the prefixed page.
+    /// Signs up through the prefixed pages: sign-up, the verification link from the mail (absolute, with the prefix),
+    /// then sign-in.
     static func signedUp(_ gatehouse: TestGatehouse, email: String = "ada@example.com") async throws -> BrowserLikeClient {
         let browser = gatehouse.browser()
         let response = try await browser.submit("/auth/sign-up", to: "/auth/sign-up",
                                                 [("email", email), ("password", "correct horse battery"), ("name", "Ada")])
-        #expect(response.status == 303)
+        #expect(response.status == 303 && response.headers["Location"] == "/auth/sign-up/check-email")
+        let link = try #require(await gatehouse.mailer.link(to: email, containing: "/email/verify/"))
+        #expect(link.hasPrefix(publicURL + "/email/verify/"), "mail links carry the prefix")
+        #expect(try await browser.get(String(link.dropFirst("https://app.example".count))).status == 200)
+        let signIn = try await browser.submit("/auth/sign-in", to: "/auth/sign-in", [("email", email), ("password", "correct horse battery")])
+        #expect(signIn.status == 303 && signIn.headers["Location"]?.hasPrefix("/auth/") == true)
         return browser
     }
 
@@ -51,17 +57,16 @@ import Testing
         for path in ["/auth/sign-in", "/auth/sign-up", "/auth/password/forgot", "/auth/nothing-here"] {
             pages[path] = try await anonymous.get(path).text
         }
-        let signedIn = gatehouse.browser()
-        let signUp = try await signedIn.submit("/auth/sign-up", to: "/auth/sign-up",
-                                               [("email", "ada@example.com"), ("password", "correct horse battery"), ("name", "Ada")])
-        #expect(signUp.status == 303 && signUp.headers["Location"]?.hasPrefix("/auth/") == true)
+        let signedIn = try await Self.signedUp(gatehouse)
         pages["/auth/account"] = try await signedIn.get("/auth/account").text
+        pages["/auth/oauth/logout"] = try await signedIn.get("/auth/oauth/logout").text   // the confirmation page
         for (path, html) in pages {
             let references = Self.references(html)
             #expect(!references.isEmpty, "\(path) has links")
             for reference in references { #expect(reference.hasPrefix("/auth/"), "\(path): \(reference)") }
         }
         #expect(pages["/auth/account"]!.contains("ada@example.com"))
+        #expect(pages["/auth/oauth/logout"]!.contains(#"action="/auth/oauth/logout""#))
     }
 
     @Test func redirectsCarryThePrefix() async throws {
@@ -77,9 +82,10 @@ import Testing
 
     @Test func cookiesAreScopedToThePrefixWithSecurePrefix() async throws {
         let gatehouse = try await Self.make()
+        _ = try await Self.signedUp(gatehouse)   // an account
         let browser = gatehouse.browser()
-        let page = try await browser.get("/auth/sign-up")
-        let response = try await browser.post("/auth/sign-up", [("csrf_token", BrowserLikeClient.hiddenField("csrf_token", in: page.text) ?? ""),
+        let page = try await browser.get("/auth/sign-in")
+        let response = try await browser.post("/auth/sign-in", [("csrf_token", BrowserLikeClient.hiddenField("csrf_token", in: page.text) ?? ""),
                                                                 ("email", "ada@example.com"), ("password", "correct horse battery")])
         #expect(response.status == 303)
         let cookies = page.headers.values("Set-Cookie") + response.headers.values("Set-Cookie")

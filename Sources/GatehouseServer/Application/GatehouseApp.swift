@@ -72,7 +72,8 @@ public struct GatehouseApp: Sendable {
                      publicOrigin: NativeAppleRoutes.origin(of: configuration.publicURL), clock: services.clock,
                      linkMaxSignInAge: configuration.providers.linkMaxSignInAge).register(into: &router)
         let origins = WebOriginCache(store: database.oauthClients)
-        DiscoveryRoutes(settings: configuration.oauth, keys: services.keys, corsOrigins: { await origins.origins() })
+        DiscoveryRoutes(settings: configuration.oauth, keys: services.keys, corsOrigins: { await origins.origins() },
+                        clientGrants: { await origins.grantTypes() })
             .register(into: &router)
         // F3: native Sign in with Apple, as its own endpoint and as the token-exchange grant.
         let nativeApple = providerWiring.nativeAppleSignIn(services: services)
@@ -84,9 +85,12 @@ public struct GatehouseApp: Sendable {
         var tokens = services.tokens
         tokens.externalIDTokens = NativeIDTokenResolvers(apple: nativeApple, google: nativeGoogle)
         TokenRoutes(tokens: tokens, origins: origins, log: log).register(into: &router)
-        AuthorizeRoutes(parser: AuthorizationRequestParser(registry: services.tokens.registry), authorization: services.authorization,
-                        reader: services.webSessions, layout: layout, keys: services.keys, settings: configuration.oauth,
-                        audit: services.audit, clock: services.clock).register(into: &router)
+        var authorize = AuthorizeRoutes(parser: AuthorizationRequestParser(registry: services.tokens.registry), authorization: services.authorization,
+                                        reader: services.webSessions, layout: layout, keys: services.keys, settings: configuration.oauth,
+                                        audit: services.audit, clock: services.clock)
+        authorize.providerHint = providerWiring.signInHint(accountPages: accountPages, services: services, publicBase: configuration.oauth.issuer,
+                                                           layout: layout)
+        authorize.register(into: &router)
         LogoutRoutes(registry: services.tokens.registry, sessions: services.sessions, reader: services.webSessions, layout: layout,
                      keys: services.keys, settings: configuration.oauth, audit: services.audit, clock: services.clock)
             .register(into: &router)

@@ -57,17 +57,25 @@ struct ProviderWiring: Sendable {
                                      displayName: { [pages] in pages.label($0) })
     }
 
-    func register(into router: inout Router, accountPages: AccountPages, services: IdentityServices, publicBase: String, layout: PageLayout) {
-        registry.simulator?.register(into: &router)
-        let providers = configuration
-        let linker = makeLinker(services: services)
-        ProviderRoutes(registry: registry, flows: flows, linker: linker, pages: accountPages, revocations: revocations,
+    func routes(accountPages: AccountPages, services: IdentityServices, publicBase: String, layout: PageLayout) -> ProviderRoutes {
+        ProviderRoutes(registry: registry, flows: flows, linker: makeLinker(services: services), pages: accountPages, revocations: revocations,
                        completions: [.web: WebSignInCompletion(sessions: services.sessions, cookies: services.webSessions.cookies),
                                      .native: NativeHandoffCompletion(apps: NativeAppDirectory(registry: services.tokens.registry),
                                                                       handoffs: services.handoffs, confirmations: services.handoffConfirmations,
                                                                       reader: services.webSessions, layout: layout,
                                                                       userLabel: { $0.email })],
-                       publicBase: publicBase, linkMaxSignInAge: providers.linkMaxSignInAge).register(into: &router)
+                       publicBase: publicBase, linkMaxSignInAge: configuration.linkMaxSignInAge)
+    }
+
+    /// The `/oauth/authorize?provider=…` hint, starting flows exactly as the sign-in page's buttons do.
+    func signInHint(accountPages: AccountPages, services: IdentityServices, publicBase: String, layout: PageLayout) -> ProviderSignInHint {
+        ProviderSignInHint(routes: routes(accountPages: accountPages, services: services, publicBase: publicBase, layout: layout))
+    }
+
+    func register(into router: inout Router, accountPages: AccountPages, services: IdentityServices, publicBase: String, layout: PageLayout) {
+        registry.simulator?.register(into: &router)
+        let providers = configuration
+        routes(accountPages: accountPages, services: services, publicBase: publicBase, layout: layout).register(into: &router)
         if let apple = registry.apple {
             AppleNotificationRoutes(apple: apple, database: services.database, sessions: services.sessions, accounts: services.accounts,
                                     audit: services.audit, clock: services.clock, accountDeletion: providers.appleAccountDeletion)

@@ -13,6 +13,8 @@ public enum AuditEventType: String, Sendable, CaseIterable {
     case emailVerified = "email.verified"
     case accountDisabled = "account.disabled"
     case accountDeleted = "account.deleted"
+    case accountImported = "account.imported"
+    case accountUpdated = "account.updated"
     case consentGranted = "consent.granted"
     case consentDenied = "consent.denied"
     case appAccessRevoked = "app.revoked"

@@ -29,6 +29,7 @@ public final class PostgresDatabase: GatehouseDatabase {
     public let externalIdentities: any ExternalIdentityStore
     public let pendingRevocations: any PendingRevocationStore
     public let leases: any LeaseStore
+    public let userImports: any UserImportStore
 
     private init(configuration: PostgresConfiguration, pool: PostgresConnectionPool) {
         self.configuration = configuration
@@ -45,6 +46,7 @@ public final class PostgresDatabase: GatehouseDatabase {
         refreshTokens = PostgresRefreshTokenStore(pool: pool)
         revokedAccessTokens = PostgresRevokedAccessTokenStore(pool: pool)
         consents = PostgresConsentStore(pool: pool)
+        userImports = PostgresUserImportStore(pool: pool)
         externalIdentities = PostgresExternalIdentityStore(pool: pool)
         pendingRevocations = PostgresPendingRevocationStore(pool: pool)
         leases = PostgresLeaseStore(pool: pool)

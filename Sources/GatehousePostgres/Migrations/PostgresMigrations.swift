@@ -206,5 +206,10 @@ enum PostgresMigrations {
                 expires_at BIGINT NOT NULL
             );
             """),
+        // The id an imported user had in the product (`gatehouse user import`); NULLs never collide.
+        PostgresMigration(version: 40, name: "users_external_id", sql: """
+            ALTER TABLE users ADD COLUMN external_id TEXT COLLATE "C";
+            CREATE UNIQUE INDEX users_by_external_id ON users (external_id);
+            """),
     ]
 }

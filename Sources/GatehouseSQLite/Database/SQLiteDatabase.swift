@@ -27,6 +27,7 @@ public final class SQLiteDatabase: GatehouseDatabase {
     public let externalIdentities: any ExternalIdentityStore
     public let pendingRevocations: any PendingRevocationStore
     public let leases: any LeaseStore
+    public let userImports: any UserImportStore
 
     private init(location: SQLiteLocation, pool: SQLiteConnectionPool) {
         self.location = location
@@ -43,6 +44,7 @@ public final class SQLiteDatabase: GatehouseDatabase {
         refreshTokens = SQLiteRefreshTokenStore(pool: pool)
         revokedAccessTokens = SQLiteRevokedAccessTokenStore(pool: pool)
         consents = SQLiteConsentStore(pool: pool)
+        userImports = SQLiteUserImportStore(pool: pool)
         externalIdentities = SQLiteExternalIdentityStore(pool: pool)
         pendingRevocations = SQLitePendingRevocationStore(pool: pool)
         leases = SQLiteLeaseStore(pool: pool)

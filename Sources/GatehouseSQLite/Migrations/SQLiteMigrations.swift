@@ -204,5 +204,10 @@ enum SQLiteMigrations {
                 expires_at INTEGER NOT NULL
             ) STRICT, WITHOUT ROWID;
             """),
+        // The id an imported user had in the product (`gatehouse user import`); NULLs never collide.
+        SQLiteMigration(version: 40, name: "users_external_id", sql: """
+            ALTER TABLE users ADD COLUMN external_id TEXT;
+            CREATE UNIQUE INDEX users_by_external_id ON users (external_id);
+            """),
     ]
 }

@@ -17,6 +17,8 @@ public struct IdentityServices: Sendable {
     public let tokens: TokenService
     public let authorization: AuthorizationService
     public let handoffs: HandoffTokens
+    /// Bulk account import (`gatehouse user import`).
+    public let importer: UserImporter
     let webSessions: WebSessionReader
 
     init(configuration: GatehouseConfiguration, database: any GatehouseDatabase, secrets: ServerSecrets,
@@ -26,7 +28,7 @@ public struct IdentityServices: Sendable {
         // The KEK derives from the master secret with a fixed label, so it cannot fail.
         keys = SigningKeyRing(store: database.signingKeys, kek: try! secrets.keyEncryptionKey, clock: clock,
                               policy: SigningKeyRing.Policy(refreshInterval: configuration.signingKeyRefreshInterval))
-        hasher = PasswordHasher(parameters: configuration.passwordHashing)
+        hasher = PasswordHasher(parameters: configuration.passwordHashing, bcryptPepper: configuration.bcryptPepper)
         audit = AuditTrail(store: database.auditLog, clock: clock, onFailure: { error in
             databaseErrors.increment(["audit"])
             log.error("audit write failed", [("error", String(describing: error))])
@@ -42,6 +44,7 @@ public struct IdentityServices: Sendable {
         tokens = TokenService(database: database, settings: configuration.oauth, keys: keys, accounts: accounts, audit: audit,
                               clock: clock, successorKey: secrets.derivedKey("refresh-successor"))
         handoffs = HandoffTokens(store: database.oneTimeTokens, clock: clock)
+        importer = UserImporter(database: database, audit: audit, clock: clock, subjectSource: configuration.subjectSource)
         authorization = AuthorizationService(database: database, settings: configuration.oauth, clock: clock)
         webSessions = WebSessionReader(sessions: sessions,
                                        cookies: CookiePolicy(publicURL: configuration.publicURL,

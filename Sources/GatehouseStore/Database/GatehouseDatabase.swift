@@ -59,6 +59,8 @@ public protocol GatehouseDatabase: Sendable {
     var pendingRevocations: any PendingRevocationStore { get }
     /// Time-limited leases deciding which process runs shared background work.
     var leases: any LeaseStore { get }
+    /// Bulk import of accounts from another system (`gatehouse user import`).
+    var userImports: any UserImportStore { get }
 }
 
 extension GatehouseDatabase {

@@ -50,7 +50,7 @@ enum UserCommand: CLICommand {
             var cursor: String?
             print("email\tverified\tdisabled\tcreated")
             repeat {
-                let page = try await context.database.users.list(after: cursor, limit: 500)
+                let page = try await context.services.administration.list(query: nil, cursor: cursor, limit: 500)
                 for user in page.items {
                     print("\(user.email)\t\(user.emailVerified)\t\(user.disabled)\t\(ISO8601DateFormatter().string(from: user.createdAt))")
                 }
@@ -61,12 +61,12 @@ enum UserCommand: CLICommand {
         case "disable", "enable":
             guard let email = options.value("--email") else { throw UsageError(message: "user \(action) needs --email") }
             let user = try await context.user(email: email)
-            try await context.services.accounts.setDisabled(userId: user.id, action == "disable", context: .unknown)
+            _ = try await context.services.administration.setDisabled(id: user.id, action == "disable")
             print("\(action)d \(user.email)")
         case "delete":
             guard let email = options.value("--email") else { throw UsageError(message: "user delete needs --email") }
             let user = try await context.user(email: email)
-            try await context.services.accounts.deleteAccount(userId: user.id, password: nil, recentlyAuthenticated: true, context: .unknown)
+            try await context.services.administration.delete(id: user.id)
             print("deleted \(user.email)")
         default:
             throw UsageError(message: "unknown user action '\(action)'")
@@ -121,8 +121,7 @@ enum SessionCommand: CLICommand {
         let context = try await OperatorContext.open(options: options, environment: environment)
         defer { Task { await context.database.close() } }
         let user = try await context.user(email: email)
-        let ended = try await context.services.sessions.endAll(userId: user.id)
-        await context.services.audit.record(.sessionsRevoked, userId: user.id, context: .unknown, details: ["by": "operator"])
+        let ended = try await context.services.administration.endAllSessions(userId: user.id, by: "operator")
         print("ended \(ended) session\(ended == 1 ? "" : "s") of \(user.email)")
         return ExitCode.success
     }
@@ -147,7 +146,7 @@ enum AuditCommand: CLICommand {
         defer { Task { await context.database.close() } }
         let user = try await context.user(email: email)
         let formatter = ISO8601DateFormatter()
-        for record in try await context.database.auditLog.list(userId: user.id, limit: limit) {
+        for record in try await context.services.administration.auditLog(userId: user.id, type: nil, limit: limit) {
             let event = record.event
             print("\(formatter.string(from: event.occurredAt))\t\(event.type)\t\(event.ip ?? "-")\t\(event.userAgent ?? "-")\t\(event.details)")
         }

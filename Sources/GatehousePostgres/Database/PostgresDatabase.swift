@@ -30,6 +30,7 @@ public final class PostgresDatabase: GatehouseDatabase {
     public let pendingRevocations: any PendingRevocationStore
     public let leases: any LeaseStore
     public let userImports: any UserImportStore
+    public let userSearch: any UserSearchStore
 
     private init(configuration: PostgresConfiguration, pool: PostgresConnectionPool) {
         self.configuration = configuration
@@ -47,6 +48,7 @@ public final class PostgresDatabase: GatehouseDatabase {
         revokedAccessTokens = PostgresRevokedAccessTokenStore(pool: pool)
         consents = PostgresConsentStore(pool: pool)
         userImports = PostgresUserImportStore(pool: pool)
+        userSearch = PostgresUserImportStore(pool: pool)
         externalIdentities = PostgresExternalIdentityStore(pool: pool)
         pendingRevocations = PostgresPendingRevocationStore(pool: pool)
         leases = PostgresLeaseStore(pool: pool)

@@ -79,3 +79,34 @@ struct PostgresUserImportStore: UserImportStore {
         }
     }
 }
+
+extension PostgresUserImportStore: UserSearchStore {
+    func search(emailContaining query: String?, after cursor: String?, limit: Int) async throws -> Page<User> {
+        let pageSize = min(max(limit, 1), 1000)
+        var conditions: [String] = [], parameters: [any PostgresBindable] = []
+        if let query, !query.isEmpty {
+            parameters.append(query.likeContainsPattern)
+            conditions.append("email LIKE $\(parameters.count) ESCAPE '\\'")
+        }
+        if let cursor {
+            let position = try UserListCursor(cursor)
+            parameters += [position.createdAtMilliseconds, position.id]
+            conditions.append("(created_at, id) > ($\(parameters.count - 1), $\(parameters.count))")
+        }
+        var sql = "SELECT \(Self.columns) FROM users"
+        if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
+        parameters.append(pageSize + 1)
+        sql += " ORDER BY created_at, id LIMIT $\(parameters.count)"
+        let rows = try await pool.withConnection { [sql, parameters] db in
+            try db.query(sql, parameters) { row in
+                User(id: row.text(0), email: row.text(1), displayName: row.optionalText(2), passwordHash: row.optionalText(3),
+                     emailVerified: row.bool(4), disabled: row.bool(5), createdAt: row.date(6), updatedAt: row.date(7))
+            }
+        }
+        let items = Array(rows.prefix(pageSize))
+        let next = rows.count > pageSize ? items.last.map {
+            UserListCursor(createdAtMilliseconds: $0.createdAt.millisecondsSinceEpoch, id: $0.id).encoded
+        } : nil
+        return Page(items: items, nextCursor: next)
+    }
+}

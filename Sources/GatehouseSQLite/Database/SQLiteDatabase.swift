@@ -28,6 +28,7 @@ public final class SQLiteDatabase: GatehouseDatabase {
     public let pendingRevocations: any PendingRevocationStore
     public let leases: any LeaseStore
     public let userImports: any UserImportStore
+    public let userSearch: any UserSearchStore
 
     private init(location: SQLiteLocation, pool: SQLiteConnectionPool) {
         self.location = location
@@ -45,6 +46,7 @@ public final class SQLiteDatabase: GatehouseDatabase {
         revokedAccessTokens = SQLiteRevokedAccessTokenStore(pool: pool)
         consents = SQLiteConsentStore(pool: pool)
         userImports = SQLiteUserImportStore(pool: pool)
+        userSearch = SQLiteUserImportStore(pool: pool)
         externalIdentities = SQLiteExternalIdentityStore(pool: pool)
         pendingRevocations = SQLitePendingRevocationStore(pool: pool)
         leases = SQLiteLeaseStore(pool: pool)

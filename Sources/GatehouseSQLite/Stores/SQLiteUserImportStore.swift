@@ -79,3 +79,34 @@ struct SQLiteUserImportStore: UserImportStore {
         }
     }
 }
+
+extension SQLiteUserImportStore: UserSearchStore {
+    func search(emailContaining query: String?, after cursor: String?, limit: Int) async throws -> Page<User> {
+        let pageSize = min(max(limit, 1), 1000)
+        var conditions: [String] = [], parameters: [any SQLiteBindable] = []
+        if let query, !query.isEmpty {
+            conditions.append("email LIKE ? ESCAPE '\\'")
+            parameters.append(query.likeContainsPattern)
+        }
+        if let cursor {
+            let position = try UserListCursor(cursor)
+            conditions.append("(created_at, id) > (?, ?)")
+            parameters += [position.createdAtMilliseconds, position.id]
+        }
+        var sql = "SELECT \(Self.columns) FROM users"
+        if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
+        sql += " ORDER BY created_at, id LIMIT ?"
+        parameters.append(pageSize + 1)
+        let rows = try await pool.read { [sql, parameters] db in
+            try db.query(sql, parameters) { row in
+                User(id: row.text(0), email: row.text(1), displayName: row.optionalText(2), passwordHash: row.optionalText(3),
+                     emailVerified: row.bool(4), disabled: row.bool(5), createdAt: row.date(6), updatedAt: row.date(7))
+            }
+        }
+        let items = Array(rows.prefix(pageSize))
+        let next = rows.count > pageSize ? items.last.map {
+            UserListCursor(createdAtMilliseconds: $0.createdAt.millisecondsSinceEpoch, id: $0.id).encoded
+        } : nil
+        return Page(items: items, nextCursor: next)
+    }
+}

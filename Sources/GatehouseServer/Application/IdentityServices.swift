@@ -19,6 +19,8 @@ public struct IdentityServices: Sendable {
     public let handoffs: HandoffTokens
     /// Bulk account import (`gatehouse user import`).
     public let importer: UserImporter
+    /// What operators do to accounts (CLI and admin API).
+    public let administration: AccountAdministration
     let webSessions: WebSessionReader
 
     init(configuration: GatehouseConfiguration, database: any GatehouseDatabase, secrets: ServerSecrets,
@@ -44,6 +46,7 @@ public struct IdentityServices: Sendable {
         tokens = TokenService(database: database, settings: configuration.oauth, keys: keys, accounts: accounts, audit: audit,
                               clock: clock, successorKey: secrets.derivedKey("refresh-successor"))
         handoffs = HandoffTokens(store: database.oneTimeTokens, clock: clock)
+        administration = AccountAdministration(database: database, accounts: accounts, sessions: sessions, audit: audit, clock: clock)
         importer = UserImporter(database: database, audit: audit, clock: clock, subjectSource: configuration.subjectSource)
         authorization = AuthorizationService(database: database, settings: configuration.oauth, clock: clock)
         webSessions = WebSessionReader(sessions: sessions,

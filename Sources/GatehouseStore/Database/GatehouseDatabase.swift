@@ -61,6 +61,8 @@ public protocol GatehouseDatabase: Sendable {
     var leases: any LeaseStore { get }
     /// Bulk import of accounts from another system (`gatehouse user import`).
     var userImports: any UserImportStore { get }
+    /// Account search for administrators (the admin API).
+    var userSearch: any UserSearchStore { get }
 }
 
 extension GatehouseDatabase {

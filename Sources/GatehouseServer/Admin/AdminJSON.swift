@@ -17,7 +17,8 @@ enum AdminJSON {
     static func string(_ object: [String: Any], _ key: String, maxBytes: Int = 254) throws(AdminProblem) -> String? {
         guard let value = object[key] else { return nil }
         guard let text = value as? String, !isBool(value) else { throw .badRequest("\(key) must be a string.") }
-        guard text.utf8.count <= maxBytes else { throw .badRequest("\(key) is longer than \(maxBytes) bytes.") }
+        // Counted in Unicode scalars, as JSON Schema's maxLength counts.
+        guard text.unicodeScalars.count <= maxBytes else { throw .badRequest("\(key) is longer than \(maxBytes) characters.") }
         return text
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import GatehouseIdentity
 
 /// The OpenAPI 3.1 description of `/admin/v1/`, served at `/admin/v1/openapi.json` and checked
 /// against the implementation by schemathesis (tests/admin/).
@@ -10,7 +11,9 @@ enum AdminOpenAPI {
     private static let userId = ##"{"name": "id", "in": "path", "required": true, "schema": {"type": "string", "minLength": 1, "maxLength": 128}}"##
     private static let userResponse = ##"{"description": "The user", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/User"}}}}"##
 
-    private static let json = ###"""
+    private static let auditTypes = "[" + AuditEventType.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ") + "]"
+
+    private static let json = ##"""
     {
       "openapi": "3.1.0",
       "info": {"title": "Gatehouse admin API", "version": "1.0.0",
@@ -21,7 +24,7 @@ enum AdminOpenAPI {
           "get": {"operationId": "listUsers", "summary": "List users (email search, cursor pagination)",
             "parameters": [
               {"name": "q", "in": "query", "schema": {"type": "string", "maxLength": 254}},
-              {"name": "cursor", "in": "query", "schema": {"type": "string"}},
+              {"name": "cursor", "in": "query", "schema": {"type": "string", "pattern": "^[0-9]{1,15}[.][!-~]{1,200}$"}},
               {"name": "limit", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 1000}}],
             "responses": {"200": {"description": "A page of users", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/UserPage"}}}}, \##(errors)}},
           "post": {"operationId": "createUser", "summary": "Create a user",
@@ -68,7 +71,7 @@ enum AdminOpenAPI {
           "parameters": [\##(userId)],
           "get": {"operationId": "readAudit",
             "parameters": [
-              {"name": "type", "in": "query", "schema": {"type": "string"}},
+              {"name": "type", "in": "query", "schema": {"type": "string", "enum": \##(auditTypes)}},
               {"name": "limit", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 1000}}],
             "responses": {"200": {"description": "Audit entries, newest first", "content": {"application/json": {"schema": {
               "type": "object", "required": ["events"], "properties": {"events": {"type": "array", "items": {"$ref": "#/components/schemas/AuditEvent"}}}}}}}, \##(errors)}}
@@ -87,10 +90,10 @@ enum AdminOpenAPI {
           "UserPage": {"type": "object", "required": ["users", "next_cursor"], "properties": {
             "users": {"type": "array", "items": {"$ref": "#/components/schemas/User"}}, "next_cursor": {"type": ["string", "null"]}}},
           "NewUser": {"type": "object", "additionalProperties": false, "required": ["email"], "properties": {
-            "email": {"type": "string", "maxLength": 254}, "name": {"type": "string", "maxLength": 200},
-            "password": {"type": "string", "maxLength": 4096}, "email_verified": {"type": "boolean"}}},
+            "email": {"type": "string", "maxLength": 254, "pattern": "^[A-Za-z0-9]{1,20}([._+-][A-Za-z0-9]{1,20}){0,2}@[A-Za-z0-9]{1,20}([-][A-Za-z0-9]{1,20})?([.][A-Za-z0-9]{1,20}){0,3}[.][A-Za-z]{2,10}$"}, "name": {"type": "string", "maxLength": 200},
+            "password": {"type": "string", "description": "Printable ASCII, 10 to 256 characters, not a common password or the email", "pattern": "^[!-~][ -~]{9,255}$"}, "email_verified": {"type": "boolean"}}},
           "UserChange": {"type": "object", "additionalProperties": false, "properties": {
-            "email": {"type": "string", "maxLength": 254}, "name": {"type": ["string", "null"], "maxLength": 200},
+            "email": {"type": "string", "maxLength": 254, "pattern": "^[A-Za-z0-9]{1,20}([._+-][A-Za-z0-9]{1,20}){0,2}@[A-Za-z0-9]{1,20}([-][A-Za-z0-9]{1,20})?([.][A-Za-z0-9]{1,20}){0,3}[.][A-Za-z]{2,10}$"}, "name": {"type": ["string", "null"], "maxLength": 200},
             "email_verified": {"type": "boolean"}}},
           "Session": {"type": "object", "required": ["id", "created_at", "last_seen_at", "expires_at", "ip", "user_agent", "methods"],
             "properties": {"id": {"type": "string"}, "created_at": {"type": "string", "format": "date-time"},
@@ -106,5 +109,5 @@ enum AdminOpenAPI {
         }
       }
     }
-    """###
+    """##
 }

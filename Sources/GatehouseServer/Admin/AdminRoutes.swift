@@ -26,7 +26,7 @@ struct AdminRoutes: Sendable {
             try Self.onlyQuery(request, ["q", "cursor", "limit"])
             let limit = try Self.limit(request, default: 50)
             let query = try Self.query(request, "q")
-            if let query, query.utf8.count > 254 { throw AdminProblem.badRequest("q is longer than 254 bytes.") }
+            if let query, query.unicodeScalars.count > 254 { throw AdminProblem.badRequest("q is longer than 254 characters.") }
             let page: Page<User>
             do { page = try await administration.list(query: query, cursor: try Self.query(request, "cursor"), limit: limit) }
             catch let error as StoreError where error.kind == .invalidArgument { throw AdminProblem.badRequest("The cursor is not valid.") }

@@ -19,6 +19,10 @@ public struct IdentityServices: Sendable {
     public let handoffs: HandoffTokens
     /// Pending "Continue to <app>?" hand-offs and link tickets (F2).
     public let handoffConfirmations: HandoffConfirmations
+    /// Bulk account import (`gatehouse user import`).
+    public let importer: UserImporter
+    /// What operators do to accounts (CLI and admin API).
+    public let administration: AccountAdministration
     let webSessions: WebSessionReader
 
     init(configuration: GatehouseConfiguration, database: any GatehouseDatabase, secrets: ServerSecrets,
@@ -29,7 +33,7 @@ public struct IdentityServices: Sendable {
         var keyPolicy = SigningKeyRing.Policy(refreshInterval: configuration.signingKeyRefreshInterval)
         if let generator = configuration.signingKeyGenerator { keyPolicy.generate = generator }
         keys = SigningKeyRing(store: database.signingKeys, kek: try! secrets.keyEncryptionKey, clock: clock, policy: keyPolicy)
-        hasher = PasswordHasher(parameters: configuration.passwordHashing)
+        hasher = PasswordHasher(parameters: configuration.passwordHashing, bcryptPepper: configuration.bcryptPepper)
         audit = AuditTrail(store: database.auditLog, clock: clock, onFailure: { error in
             databaseErrors.increment(["audit"])
             log.error("audit write failed", [("error", String(describing: error))])
@@ -52,6 +56,8 @@ public struct IdentityServices: Sendable {
                               clock: clock, successorKey: secrets.derivedKey("refresh-successor"))
         handoffs = HandoffTokens(store: database.oneTimeTokens, clock: clock)
         handoffConfirmations = HandoffConfirmations(store: database.oneTimeTokens, clock: clock)
+        administration = AccountAdministration(database: database, accounts: accounts, sessions: sessions, audit: audit, clock: clock)
+        importer = UserImporter(database: database, audit: audit, clock: clock, subjectSource: configuration.subjectSource)
         authorization = AuthorizationService(database: database, settings: configuration.oauth, clock: clock)
         webSessions = WebSessionReader(sessions: sessions,
                                        cookies: CookiePolicy(publicURL: configuration.publicURL,

@@ -1,0 +1,178 @@
+"""The hybrid journey on the example Rails app under the Hotwire Native iOS emulator.
+
+Launch on the Rails app (one origin: Rails at /, Gatehouse under /auth) → "Sign in with Google /
+Apple / GitHub" → ASWebAuthenticationSession (its own profile) → back in the app → the web view is
+signed in to the *Rails* app (`/me` 200), with no visit failing and nothing leaving the web view but
+the authentication session. Then the other cases of issue #13 item 2.
+"""
+import time
+
+import pytest
+
+from journey_support import RailsStack, SystemBrowserUser, make_hybrid_app, query_of
+
+
+@pytest.fixture(scope="module")
+def stack():
+    s = RailsStack(shape="one-origin")
+    yield s
+    s.stop()
+
+
+def assert_stayed_in_the_web_view(app):
+    """Nothing but the authentication session left the web view; no visit failed; the bridge was used right."""
+    events = app.events
+    assert not events.of("web_view_left_app_host"), events.of("web_view_left_app_host")
+    assert not events.of("routed_to_safari"), events.of("routed_to_safari")
+    assert not events.of("routed_to_system"), events.of("routed_to_system")
+    assert not events.of("visit_failed"), events.of("visit_failed")
+    assert not events.of("page_load_failed"), events.of("page_load_failed")
+    assert not events.of("bridge_violation"), events.of("bridge_violation")
+    assert not events.of("bridge_message_dropped"), events.of("bridge_message_dropped")
+    assert not events.of("emulator_error"), events.of("emulator_error")
+
+
+def launch(app, stack):
+    app.launch()
+    app.events.wait_for("visit_completed", location=stack.app_url + "/session/new", timeout=20)
+    app.events.wait_for("bridge_registered", timeout=10)
+    return app
+
+
+def signed_in(app, stack, timeout=30):
+    """Waits until the web view shows the Rails app signed in, and returns /me's status."""
+    app.wait_for_page("document.getElementById('signed-in-as')", timeout=timeout)
+    assert app.current_url().startswith(stack.app_url + "/") and "/auth/" not in app.current_url(), app.current_url()
+    return app.fetch_status("/me")
+
+
+@pytest.mark.parametrize("provider", ["google", "apple", "github"])
+def test_sign_in_with_a_provider_ends_signed_in_to_the_rails_app(browser, stack, provider):
+    user = SystemBrowserUser(f"{provider}.journey@example.com")
+    app = launch(make_hybrid_app(browser, stack, user), stack)
+    try:
+        app.tap(f"#sign-in-{provider}")
+        completed = app.events.wait_for("auth_session_completed", timeout=30)
+        assert "token" in query_of(completed["url"]), completed
+        assert signed_in(app, stack) == 200
+        assert app.evaluate("document.getElementById('signed-in-as').textContent") == f"{provider}.journey@example.com"
+        assert_stayed_in_the_web_view(app)
+        assert len(app.events.of("auth_session_started")) == 1
+        # The system browser's cookies stayed in its own profile; the app's web view has the Rails session.
+        assert any(c["name"].startswith("_") or "session" in c["name"] for c in app.cookies())
+    finally:
+        app.close()
+
+
+def test_link_a_provider_from_inside_the_app(browser, stack):
+    user = SystemBrowserUser("linker.journey@example.com")
+    app = launch(make_hybrid_app(browser, stack, user), stack)
+    try:
+        app.tap("#sign-in-google")
+        assert signed_in(app, stack) == 200
+        mark = app.events.mark()
+        app.run_on_main(app.navigator.route, stack.issuer + "/account")
+        app.wait_for_page("document.querySelector('form[action$=\"/auth/github/link\"]')", timeout=15)
+        user.email = "linker.github@example.com"
+        app.tap("form[action$='/auth/github/link'] button")
+        app.events.wait_for("auth_session_completed", after=mark, timeout=30)
+        app.wait_for_page("/GitHub/.test(document.body.innerText) && !document.querySelector('form[action$=\"/auth/github/link\"]')",
+                          timeout=20)
+        assert_stayed_in_the_web_view(app)
+        assert app.fetch_status("/me") == 200
+    finally:
+        app.close()
+
+
+def test_cancelling_at_the_provider_returns_an_error_to_the_app(browser, stack):
+    user = SystemBrowserUser("cancel.journey@example.com", at_provider="cancel")
+    app = launch(make_hybrid_app(browser, stack, user), stack)
+    try:
+        app.tap("#sign-in-google")
+        completed = app.events.wait_for("auth_session_completed", timeout=30)
+        assert "error" in query_of(completed["url"]) and "token" not in query_of(completed["url"]), completed
+        reply = app.events.wait_for("bridge_reply", timeout=10)
+        assert reply["data"]["error"]
+        time.sleep(0.5)
+        assert not app.events.of("component_redeem")
+        assert app.fetch_status("/me") == 401
+        assert_stayed_in_the_web_view(app)
+    finally:
+        app.close()
+
+
+def test_account_exists_returns_an_error_to_the_app(browser, stack):
+    stack.create_user("exists.journey@example.com", "a long enough password", name="Existing")
+    user = SystemBrowserUser("exists.journey@example.com")
+    app = launch(make_hybrid_app(browser, stack, user), stack)
+    try:
+        app.tap("#sign-in-google")
+        completed = app.events.wait_for("auth_session_completed", timeout=30)
+        assert "error" in query_of(completed["url"]), f"the system browser was not handed back: {user.seen}"
+        reply = app.events.wait_for("bridge_reply", timeout=10)
+        assert reply["data"]["error"]
+        assert app.fetch_status("/me") == 401
+        assert_stayed_in_the_web_view(app)
+    finally:
+        app.close()
+
+
+def test_a_reused_hand_off_token_is_refused(browser, stack):
+    user = SystemBrowserUser("reuse.journey@example.com")
+    app = launch(make_hybrid_app(browser, stack, user), stack)
+    try:
+        app.tap("#sign-in-google")
+        app.events.wait_for("bridge_message", component="sign-in-with-oauth", timeout=20)
+        pending = app.evaluate("localStorage.getItem('gatehouse.handoff')")
+        assert pending, "the web side kept no verifier"
+        assert signed_in(app, stack) == 200
+        redeem = app.events.wait_for("component_redeem")["url"]
+        # The same callback comes again, with the same verifier in place: the token is spent.
+        app.evaluate("localStorage.setItem('gatehouse.handoff', %s)" % __import__("json").dumps(pending))
+        mark = app.events.mark()
+        app.run_on_main(app.main_session.web_view.load, redeem)
+        refused = app.events.wait_for("response", after=mark, timeout=20,
+                                      predicate=lambda e: "/native/redeem" in e["url"] and e["status"] >= 400)
+        assert refused["status"] == 400
+        app.wait_for_page("document.querySelector('[role=alert]')", timeout=10)
+        assert not app.events.of("web_view_left_app_host")
+    finally:
+        app.close()
+
+
+def test_a_tap_before_the_bridge_is_ready_waits_and_then_signs_in(browser, stack):
+    user = SystemBrowserUser("early.journey@example.com")
+    app = make_hybrid_app(browser, stack, user, register_delay=2.0)
+    try:
+        app.launch()
+        app.events.wait_for("visit_completed", location=stack.app_url + "/session/new", timeout=20)
+        app.tap("#sign-in-google")   # the Gatehouse page that takes over is shown before native registered
+        assert signed_in(app, stack, timeout=40) == 200
+        message = app.events.wait_for("bridge_message", component="sign-in-with-oauth")
+        registered = [e for e in app.events.of("bridge_registered") if e.time <= message.time]
+        assert registered, "the click reached native before register()"
+        assert_stayed_in_the_web_view(app)
+    finally:
+        app.close()
+
+
+def test_a_wrong_verifier_is_refused_and_spends_the_token(browser, stack):
+    user = SystemBrowserUser("verifier.journey@example.com")
+    app = launch(make_hybrid_app(browser, stack, user), stack)
+    try:
+        # The web view's stored verifier is replaced before the app comes back to redeem.
+        original = user.__call__
+
+        def tamper_then_act(session):
+            app.evaluate("(() => { const k = 'gatehouse.handoff'; const v = JSON.parse(localStorage.getItem(k));"
+                         " v.verifier = 'A'.repeat(43); localStorage.setItem(k, JSON.stringify(v)); })()")
+            original(session)
+
+        app.component.act = tamper_then_act
+        app.tap("#sign-in-google")
+        app.events.wait_for("component_redeem", timeout=30)
+        app.wait_for_page("document.querySelector('[role=alert]')", timeout=20)
+        assert app.fetch_status("/me") == 401
+        assert not app.events.of("web_view_left_app_host")
+    finally:
+        app.close()

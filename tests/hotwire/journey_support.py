@@ -52,9 +52,10 @@ class SystemBrowserUser:
             session.wait_for_page(f"location.href !== {url!r}", timeout=20)
 
 
-def make_hybrid_app(browser, stack, user, register_delay=0.0, start_path="/session/new"):
+def make_hybrid_app(browser, stack, user, register_delay=0.0, start_path="/session/new", path_configuration=()):
     component = SignInWithOAuthComponent(callback_scheme=DEMO_SCHEME, act=user)
     app = HotwireApp(browser, stack.app_url + start_path, components={"sign-in-with-oauth": component},
+                     path_configuration=path_configuration,
                      register_delay=register_delay, application_prefix=f"Gatehouse-App/{DEMO_APP}", stall_timeout=8)
     app.component = component
     return app

@@ -64,6 +64,21 @@ def test_sign_in_with_a_provider_ends_signed_in_to_the_rails_app(browser, stack,
         app.close()
 
 
+def test_sign_in_with_gatehouses_path_rules_in_the_apps_configuration(browser, stack):
+    """The product's path configuration carries Gatehouse's rules (its sign-in and redeem pages open
+    modally): the redeem then cold-boots in the modal web view, and the journey still ends signed in."""
+    user = SystemBrowserUser("modal.journey@example.com")
+    rules = [("server", stack.issuer + "/configurations/ios_v1.json")]
+    app = launch(make_hybrid_app(browser, stack, user, path_configuration=rules), stack)
+    try:
+        assert app.path_configuration.loaded_from == stack.issuer + "/configurations/ios_v1.json"
+        app.tap("#sign-in-google")
+        assert signed_in(app, stack) == 200
+        assert_stayed_in_the_web_view(app)
+    finally:
+        app.close()
+
+
 def test_link_a_provider_from_inside_the_app(browser, stack):
     user = SystemBrowserUser("linker.journey@example.com")
     app = launch(make_hybrid_app(browser, stack, user), stack)

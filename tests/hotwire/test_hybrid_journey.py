@@ -164,8 +164,9 @@ def test_a_tap_before_the_bridge_is_ready_waits_and_then_signs_in(browser, stack
         app.tap("#sign-in-google")   # the Gatehouse page that takes over is shown before native registered
         assert signed_in(app, stack, timeout=40) == 200
         message = app.events.wait_for("bridge_message", component="sign-in-with-oauth")
-        registered = [e for e in app.events.of("bridge_registered") if e.time <= message.time]
-        assert registered, "the click reached native before register()"
+        registered = [e for e in app.events.of("bridge_registered")
+                      if e.time <= message.time and e["url"] == message["metadata_url"]]
+        assert registered, "the click reached native before register() on its page"
         assert_stayed_in_the_web_view(app)
     finally:
         app.close()

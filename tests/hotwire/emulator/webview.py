@@ -90,6 +90,9 @@ class WebView:
 
     def load(self, url):
         """`webView.load(URLRequest(url:))`: a main-frame navigation of type "other"."""
+        parts = urllib.parse.urlsplit(url)
+        if parts.scheme in ("http", "https") and not parts.path:
+            url = parts._replace(path="/").geturl()   # as the browser will request it
         self.pending_load = url
         self.app.events.record("web_view_load", self.name, url=url)
         self.send("Page.navigate", {"url": url}, wait=False)

@@ -164,7 +164,9 @@ import Testing
         foreign.set("Origin", "https://evil.example")
         let crossSite = try await victim.post("/native/redeem", [("token", token), ("verifier", attackerVerifier)], headers: foreign)
         #expect(crossSite.status == 403)
-        let noCSRF = try await victim.post("/native/redeem", [("token", token), ("verifier", attackerVerifier)])
+        let nullOrigin = try await victim.post("/native/redeem", [("token", token), ("verifier", attackerVerifier)], headers: ["Origin": "null"])
+        #expect(nullOrigin.status == 403, "a no-referrer page's form says Origin: null; refused")
+        let noCSRF = try await victim.post("/native/redeem", [("token", token), ("verifier", attackerVerifier)], headers: ["Origin": Self.base])
         #expect(noCSRF.status == 403)
         // The victim's own web view has no verifier for it (or another one): refused, victim still signed in.
         let wrong = try await Self.redeem(victim, token: token, verifier: PKCE.generateVerifier())
@@ -252,7 +254,8 @@ import Testing
         let account = try await webView.get("/account")
         let csrf = try #require(BrowserLikeClient.hiddenField("csrf_token", in: account.text))
         // Without a session or from another origin, no ticket.
-        #expect(try await gatehouse.browser().post("/native/link-ticket", [("csrf_token", csrf), ("app", "demo-app")]).status == 401)
+        #expect(try await gatehouse.browser().post("/native/link-ticket", [("csrf_token", csrf), ("app", "demo-app")],
+                                                   headers: ["Origin": Self.base]).status == 401)
         #expect(try await webView.post("/native/link-ticket", [("csrf_token", csrf), ("app", "demo-app")],
                                        headers: ["Origin": "https://evil.example"]).status == 403)
         let ticketResponse = try await webView.post("/native/link-ticket", [("csrf_token", csrf), ("app", "demo-app")], headers: ["Origin": Self.base])

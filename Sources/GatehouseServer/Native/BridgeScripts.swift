@@ -100,7 +100,7 @@ enum BridgeScripts {
 
     async function linkTicket(form, app) {
       const body = new URLSearchParams({ csrf_token: (form.querySelector('input[name="csrf_token"]') || {}).value || "", app });
-      const response = await fetch(BASE + "native/link-ticket", { method: "POST", body, credentials: "same-origin",
+      const response = await fetch(BASE + "native/link-ticket", { method: "POST", body, credentials: "same-origin", referrerPolicy: "same-origin",
                                                                   headers: { Accept: "application/json" } });
       const json = await response.json().catch(() => ({}));
       if (!response.ok || !json.ticket) throw new Error(json.error_description || "Linking could not start. Reload the page and try again.");
@@ -119,7 +119,9 @@ enum BridgeScripts {
       localStorage.setItem(STORAGE_KEY, JSON.stringify({ verifier, challenge, app, created: Date.now() }));
       const data = { startPath: BASE + "native/start?" + start.toString(), redeemPath: BASE + "native/redeem",
                      provider: action.provider, metadata: { url: location.href } };
-      if (returnTo) data.continuePath = returnTo;
+      // Where the web view goes once signed in some other way (native Sign in with Apple): the pending
+      // authorize, as a public path.
+      if (returnTo) data.continuePath = BASE + returnTo.slice(1);
       webBridge().send({ component: COMPONENT, event: "click", data, callback: (reply) => {
         const error = reply && reply.data && reply.data.error;
         if (error && error !== "cancelled") showError(form, reply.data.error_description || "Signing in did not complete (" + error + ").");
@@ -141,11 +143,36 @@ enum BridgeScripts {
       }
       localStorage.removeItem(STORAGE_KEY);
       form.querySelector('input[name="verifier"]').value = pending.verifier;
+      // Gatehouse pages answer with Referrer-Policy: no-referrer, under which a form POST says "Origin: null";
+      // the redeem is refused without this origin, so this document switches to same-origin first.
+      const policy = document.createElement("meta");
+      policy.name = "referrer";
+      policy.content = "same-origin";
+      document.head.appendChild(policy);
       form.submit();
+    }
+
+    // The product asked for one provider (`/oauth/authorize?…&provider=google`, its "Sign in with Google"
+    // button): in the app that provider starts at once, through the bridge — once per page, so a cancel
+    // leaves the user on this page with every choice.
+    function autostart() {
+      for (const form of document.querySelectorAll("form")) {
+        const action = providerAction(form);
+        const returnTo = (form.querySelector('input[name="return_to"]') || {}).value || "";
+        if (!action || action.link || !returnTo.startsWith("/oauth/authorize?")) continue;
+        const hinted = new URLSearchParams(returnTo.slice(returnTo.indexOf("?") + 1)).get("provider");
+        const key = "gatehouse.autostart:" + returnTo;
+        if (hinted !== action.provider || sessionStorage.getItem(key)) continue;
+        sessionStorage.setItem(key, "1");
+        startNativeSignIn(form).catch((error) => showError(form, error.message));
+        return;
+      }
     }
 
     if (inApp) {
       webBridge();
+      if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", autostart); else autostart();
+      document.addEventListener("turbo:load", autostart);
       document.addEventListener("submit", (event) => {
         const form = event.target;
         if (!(form instanceof HTMLFormElement) || !providerAction(form)) return;

@@ -152,7 +152,8 @@ struct NativeRoutes: Sendable {
     }
 
     private func redeem(_ request: Request) async throws -> Response {
-        if let origin = request.headers["Origin"], origin != publicOrigin {
+        // Browsers send Origin on every POST; the redeem page makes sure it is this origin, not "null".
+        guard request.headers["Origin"] == publicOrigin else {
             return errorPage("This sign-in can only be finished in the app.", status: .forbidden)
         }
         let form = try request.form()
@@ -191,7 +192,7 @@ struct NativeRoutes: Sendable {
             response.headers.set("Cache-Control", "no-store")
             return response
         }
-        if let origin = request.headers["Origin"], origin != publicOrigin {
+        guard request.headers["Origin"] == publicOrigin else {
             return refuse(.forbidden, "invalid_request", "Cross-origin requests are not accepted here.")
         }
         guard let form = try? request.form() else { return refuse(.badRequest, "invalid_request", "The form is not valid.") }

@@ -14,8 +14,11 @@ struct PathConfiguration: Sendable {
     let rules: [Rule]
 
     static let gatehouseRules: [Rule] = [
-        Rule(patterns: ["/sign-in$", "/sign-up$", "/password/.*", "/oauth/authorize.*", "/native/redeem.*"],
+        Rule(patterns: ["/sign-in$", "/sign-up$", "/password/.*", "/oauth/authorize.*"],
              properties: ["context": "modal", "pull_to_refresh_enabled": "false"]),
+        // The hand-off lands where the app is (default context), replacing the sign-in screen.
+        Rule(patterns: ["/native/redeem"], properties: ["context": "default", "presentation": "replace",
+                                                        "pull_to_refresh_enabled": "false"]),
         Rule(patterns: ["/account$"], properties: ["context": "default", "pull_to_refresh_enabled": "true"]),
     ]
 

@@ -30,7 +30,7 @@ class SessionsController < ApplicationController
 
   # Ends the app's session, then Gatehouse's (RP-initiated logout), which sends the browser back to signed_out.
   def destroy
-    id_token = Current.session&.id_token
+    id_token = resume_session&.id_token
     terminate_session
     reset_session
     redirect_to gatehouse_logout_url(id_token)

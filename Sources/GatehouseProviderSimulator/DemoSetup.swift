@@ -49,6 +49,8 @@ public struct DemoSetup: Sendable {
     /// The demo iOS app's bundle id: a second Apple client of the same team and key, the `aud` of its
     /// native identity tokens (see ``AppleSimulator/nativeAuthorization(bundleID:email:name:nonceSHA256Hex:privateRelay:)``).
     public static let nativeBundleID = "com.example.gatehouse.demo.app"
+    /// The demo app's own Google OAuth client (iOS/Android kind): the `azp` of its native Google ID tokens.
+    public static let nativeGoogleClientID = "gatehouse-demo-app.apps.googleusercontent.com"
 
     /// The simulator side; adjust freely before building the ``ProviderSimulator``.
     public var configuration: ProviderSimulator.Configuration

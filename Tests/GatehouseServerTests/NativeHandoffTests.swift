@@ -299,7 +299,7 @@ import Testing
         let turbo = try await gatehouse.browser().get("/assets/gatehouse-turbo.js")
         #expect(turbo.status == 200 && turbo.text.contains("registerAdapter") && turbo.text.contains("startVisit"))
         let page = try await gatehouse.browser().get("/sign-in")
-        #expect(page.text.contains(#"src="/assets/gatehouse-turbo.js""#) && page.text.contains(#"name="gatehouse-page""#))
+        #expect(page.text.contains(#"<script src="/assets/gatehouse-turbo.js"></script>"#) && page.text.contains(#"name="gatehouse-page""#))
         // No app registered association keys here: nothing is served.
         #expect(try await gatehouse.browser().get("/.well-known/apple-app-site-association").status == 404)
     }

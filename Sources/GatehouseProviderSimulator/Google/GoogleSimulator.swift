@@ -85,6 +85,7 @@ public final class GoogleSimulator: Sendable {
         router.get(pathPrefix + "/o/oauth2/v2/auth") { [self] request in try authorize(request) }
         router.post(pathPrefix + "/o/oauth2/v2/auth/complete") { [self] request in try complete(request) }
         router.post(pathPrefix + "/token") { [self] request in token(request) }
+        router.post(pathPrefix + "/native/sign-in") { [self] request in nativeSignIn(request) }
         router.get(pathPrefix + "/certs") { [self] _ in
             var response = Response.json(bytes: Array(keys.jwks.jsonData()))
             response.headers.set("Cache-Control", "public, max-age=60")

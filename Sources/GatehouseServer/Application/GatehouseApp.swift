@@ -77,8 +77,11 @@ public struct GatehouseApp: Sendable {
         let nativeApple = providerWiring.nativeAppleSignIn(services: services)
         NativeAppleRoutes(signIn: nativeApple, sessions: services.sessions, cookies: services.webSessions.cookies,
                           issuer: services.tokens.issuer, publicOrigin: NativeAppleRoutes.origin(of: configuration.publicURL)).register(into: &router)
+        let nativeGoogle = providerWiring.nativeGoogleSignIn(services: services)
+        NativeGoogleRoutes(signIn: nativeGoogle, sessions: services.sessions, cookies: services.webSessions.cookies,
+                           issuer: services.tokens.issuer, publicOrigin: NativeAppleRoutes.origin(of: configuration.publicURL)).register(into: &router)
         var tokens = services.tokens
-        tokens.externalIDTokens = nativeApple
+        tokens.externalIDTokens = NativeIDTokenResolvers(apple: nativeApple, google: nativeGoogle)
         TokenRoutes(tokens: tokens, origins: origins, log: log).register(into: &router)
         AuthorizeRoutes(parser: AuthorizationRequestParser(registry: services.tokens.registry), authorization: services.authorization,
                         reader: services.webSessions, layout: layout, keys: services.keys, settings: configuration.oauth,

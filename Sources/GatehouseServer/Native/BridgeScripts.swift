@@ -16,10 +16,12 @@ enum BridgeScripts {
     /// - Replies from native (`data.error`, `data.error_description`) are shown next to the form.
     /// - Paths are relative to where this script is served, so a path prefix (one-origin) just works.
     static let bridge = #"""
-    // Gatehouse sign-in bridge component "sign-in-with-oauth" (Hotwire Native wire format).
+    // Gatehouse sign-in bridge component "sign-in-with-oauth" (Hotwire Native wire format). A classic script in
+    // the head, run before the body is parsed: no tap can reach a provider form before the handler is there.
+    (() => {
     const COMPONENT = "sign-in-with-oauth";
     const STORAGE_KEY = "gatehouse.handoff";
-    const BASE = new URL("..", import.meta.url).pathname;          // "/" or "/auth/" (one-origin prefix)
+    const BASE = new URL("..", document.currentScript.src).pathname;   // "/" or "/auth/" (one-origin prefix)
     const userAgent = navigator.userAgent;
     const inApp = /(Turbo|Hotwire) Native/.test(userAgent) && new RegExp("bridge-components: \\[[^\\]]*\\b" + COMPONENT + "\\b").test(userAgent);
 
@@ -107,7 +109,7 @@ enum BridgeScripts {
       return json.ticket;
     }
 
-    export async function startNativeSignIn(form) {
+    async function startNativeSignIn(form) {
       const action = providerAction(form);
       if (!action) return false;
       const app = appID(form);
@@ -182,6 +184,8 @@ enum BridgeScripts {
     }
     document.addEventListener("turbo:load", finishRedeem);
     if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", finishRedeem); else finishRedeem();
+    window.GatehouseBridge = { startNativeSignIn };
+    })();
     """#
 
     /// `/assets/gatehouse-bridge-stimulus.js`: the same component for product pages that already use

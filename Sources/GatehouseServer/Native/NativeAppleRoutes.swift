@@ -27,7 +27,7 @@ struct NativeAppleRoutes: Sendable {
         router.post("/native/apple") { request async throws in
             var fields: [String: String] = [:]
             do {
-                fields = try parse(request)
+                fields = try Self.parse(request)
                 return try await handle(request, fields)
             } catch let failure as NativeAppleSignIn.Failure {
                 await signIn.audit(failure, app: fields["app"], context: request.clientContext)
@@ -82,7 +82,7 @@ struct NativeAppleRoutes: Sendable {
     }
 
     /// The fields of a JSON object (string or null values only) or of a form; each name at most once.
-    private func parse(_ request: Request) throws -> [String: String] {
+    static func parse(_ request: Request) throws -> [String: String] {
         guard request.body.count <= Self.maximumBody else {
             throw Self.invalid("The body is too large.", status: 413, reason: "body_too_large")
         }
@@ -113,12 +113,12 @@ struct NativeAppleRoutes: Sendable {
         }
     }
 
-    private static func required(_ name: String, _ fields: [String: String]) throws -> String {
+    static func required(_ name: String, _ fields: [String: String]) throws -> String {
         guard let value = fields[name], !value.isEmpty else { throw invalid("The \(name) field is missing.", reason: "missing_\(name)") }
         return value
     }
 
-    private static func invalid(_ description: String, status: Int = 400, code: String = "invalid_request",
+    static func invalid(_ description: String, status: Int = 400, code: String = "invalid_request",
                                 reason: String) -> NativeAppleSignIn.Failure {
         NativeAppleSignIn.Failure(status: status, code: code, description: description, reason: reason)
     }

@@ -25,7 +25,7 @@ struct PageLayout: Sendable {
             <!doctype html>
             <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
             <title>\(h(title)) · Gatehouse</title><link rel="stylesheet" href="/assets/gatehouse.css"><meta name="gatehouse-page" content="1">
-            <script type="module" src="/assets/gatehouse-turbo.js"></script><script type="module" src="/assets/gatehouse-bridge.js"></script></head>
+            <script src="/assets/gatehouse-turbo.js"></script><script src="/assets/gatehouse-bridge.js"></script></head>
             <body>\(banner)<header><a class="brand" href="/">Gatehouse</a>\(nav)</header>
             <main><h1>\(h(title))</h1>
             \(body)

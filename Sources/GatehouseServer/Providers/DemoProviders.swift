@@ -40,7 +40,10 @@ enum DemoProviders {
         if !configuration.clients.contains(where: { $0.registration.id == demoNativeClientID }) {
             configuration.clients.append(ConfiguredClient(registration: ClientRegistration(
                 id: demoNativeClientID, name: "Gatehouse Demo App", kind: .public, redirectURIs: ["\(DemoSetup.nativeBundleID):/oauth"],
-                firstParty: true, metadata: #"{"callback_schemes": ["gatehouse-demo"], "bundle_ids": ["\#(DemoSetup.nativeBundleID)"]}"#),
+                firstParty: true, metadata: """
+                    {"callback_schemes": ["gatehouse-demo"], "bundle_ids": ["\(DemoSetup.nativeBundleID)"],
+                     "google_client_ids": ["\(demoNativeGoogleClientID)", "\(demo.google.clientID)"]}
+                    """),
                 secret: nil))
         }
         return simulator
@@ -48,6 +51,8 @@ enum DemoProviders {
 
     /// The demo native app's client id.
     static let demoNativeClientID = "demo-native"
+    /// The demo app's own Google client (`azp` of its native ID tokens; `aud` is the server's client when asked).
+    static let demoNativeGoogleClientID = DemoSetup.nativeGoogleClientID
 }
 
 /// Sends requests for URLs under `base` straight to an in-process pipeline (the mounted simulator),

@@ -96,6 +96,8 @@ public struct GatehouseApp: Sendable {
         }
         middleware.append(RequestIDMiddleware())
         middleware.append(SecurityHeadersMiddleware(https: configuration.isHTTPS))
+        // Last in, first out: handlers see Gatehouse's own paths; what leaves gets the public prefix (one origin).
+        middleware.append(BasePathMiddleware(configuration.basePath))
         let errors = PageErrorRenderer(layout: layout)
         pipeline = RequestPipeline(router: router, middleware: middleware, renderError: errors.render, reportFailure: { error, request in
             // The client gets a bare 500 with the request id; the detail stays in the log.

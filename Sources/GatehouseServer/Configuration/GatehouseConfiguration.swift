@@ -1,5 +1,6 @@
 import Foundation
 import GatehouseCrypto
+import GatehouseHTTP
 import GatehouseHTTPServer
 import GatehouseIdentity
 import GatehouseMail
@@ -48,6 +49,9 @@ public struct GatehouseConfiguration: Sendable {
     /// Whether the public URL is https (HSTS, `Secure` cookies).
     public var isHTTPS: Bool { publicURL.scheme == "https" }
 
+    /// The path of the public URL (`/auth` for `https://app.example/auth`): every route is served under it.
+    public var basePath: BasePath { BasePath(publicURL.path) ?? .root }
+
     public static let defaultPublicURL = "http://127.0.0.1:8080"
     public static let defaultListen = "127.0.0.1:8080"
     public static let defaultDatabaseURL = "sqlite://./var/gatehouse.sqlite"
@@ -66,6 +70,10 @@ public struct GatehouseConfiguration: Sendable {
         if scheme == "http", !["127.0.0.1", "localhost", "::1", "[::1]"].contains(publicURL.host ?? "") {
             throw ConfigurationError(key: "GATEHOUSE_PUBLIC_URL",
                                      problem: "plain http is only allowed for a loopback address; put TLS in front and use https, got \"\(publicText)\"")
+        }
+        guard BasePath(publicURL.path) != nil else {
+            throw ConfigurationError(key: "GATEHOUSE_PUBLIC_URL",
+                                     problem: "the path must be plain segments such as /auth (letters, digits, - . _ ~), got \"\(publicURL.path)\"")
         }
         let listenText = environment["GATEHOUSE_LISTEN"] ?? defaultListen
         guard let listen = ListenAddress(parsing: listenText) else {

@@ -112,7 +112,7 @@ struct NativeRoutes: Sendable {
         guard let pending = try await confirmations.take(form["confirmation"] ?? "") else {
             return errorPage("This sign-in has expired or was already answered. Start again in the app.", status: .badRequest)
         }
-        let cookie = request.cookies[ProviderRoutes.flowCookieName(secure: reader.cookies.secure)]
+        let cookie = request.cookies[reader.cookies.name("flow")]
         guard let cookie, ConstantTime.equals(SHA256.hex(cookie), pending.browserBinding) else {
             return errorPage("This sign-in was started in another browser. Start again in the app.", status: .forbidden)
         }

@@ -18,6 +18,8 @@ enum DemoProviders {
             googleRedirectURI: base + "/auth/google/callback", githubRedirectURI: base + "/auth/github/callback")
         var simulatorConfiguration = demo.configuration
         simulatorConfiguration.clock = clock
+        // Routes are matched after BasePathMiddleware took the public URL's path off: register them at `/_sim`.
+        simulatorConfiguration.pathPrefix = prefix
         let simulator = try ProviderSimulator(configuration: simulatorConfiguration)
         func url(_ text: String) -> URL { URL(string: text)! }
         if configuration.providers.apple == nil {
@@ -40,6 +42,7 @@ enum DemoProviders {
         if !configuration.clients.contains(where: { $0.registration.id == demoNativeClientID }) {
             configuration.clients.append(ConfiguredClient(registration: ClientRegistration(
                 id: demoNativeClientID, name: "Gatehouse Demo App", kind: .public, redirectURIs: ["\(DemoSetup.nativeBundleID):/oauth"],
+                grantTypes: ["authorization_code", "refresh_token", "urn:ietf:params:oauth:grant-type:token-exchange"],
                 firstParty: true, metadata: """
                     {"callback_schemes": ["gatehouse-demo"], "bundle_ids": ["\(DemoSetup.nativeBundleID)"],
                      "google_client_ids": ["\(demoNativeGoogleClientID)", "\(demo.google.clientID)"]}

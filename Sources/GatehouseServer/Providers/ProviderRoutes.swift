@@ -28,8 +28,7 @@ struct ProviderRoutes: Sendable {
     let publicBase: String
 
     var reader: WebSessionReader { pages.reader }
-    var flowCookieName: String { Self.flowCookieName(secure: reader.cookies.secure) }
-    static func flowCookieName(secure: Bool) -> String { secure ? "__Host-gatehouse_flow" : "gatehouse_flow" }
+    var flowCookieName: String { reader.cookies.name("flow") }
 
     func register(into router: inout Router) {
         for provider in registry.providers {
@@ -86,7 +85,7 @@ struct ProviderRoutes: Sendable {
             return await failure(Self.providerError(error), provider: provider.id, request: request, web: web, returnTo: flow.returnTo)
         }
         var response = Response.redirect(to: location.absoluteString)
-        response.setCookie(try SetCookie(name: flowCookieName, value: binding, maxAge: Int(ProviderFlowStore.flowLifetime), path: "/",
+        response.setCookie(try SetCookie(name: flowCookieName, value: binding, maxAge: Int(ProviderFlowStore.flowLifetime), path: reader.cookies.path,
                                          secure: reader.cookies.secure, httpOnly: true, sameSite: .lax))
         return response
     }

@@ -31,7 +31,8 @@ struct ProviderWiring: Sendable {
         var transport: any ProviderTransport = URLSessionProviderTransport(timeoutSeconds: configuration.providers.timeoutSeconds)
         if let simulator {
             transport = InProcessProviderTransport(base: simulator.configuration.baseURL,
-                                                   pipeline: RequestPipeline(router: simulator.makeRouter()), fallback: transport)
+                                                   pipeline: RequestPipeline(router: simulator.makeRouter(), middleware: [BasePathMiddleware(configuration.basePath)]),
+                                                   fallback: transport)
         }
         if let wrapTransport { transport = wrapTransport(transport) }
         transport = TimeLimitedTransport(transport, timeout: .seconds(configuration.providers.timeoutSeconds))

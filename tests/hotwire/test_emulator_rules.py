@@ -9,6 +9,8 @@ import time
 
 import pytest
 
+from emulator_fixtures import browser, make_app  # noqa: F401  (fixtures)
+
 from emulator import SignInWithOAuthComponent
 from pages import Pages
 

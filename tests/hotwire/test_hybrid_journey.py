@@ -9,6 +9,8 @@ import time
 
 import pytest
 
+from emulator_fixtures import browser, make_app  # noqa: F401  (fixtures)
+
 from journey_support import RailsStack, SystemBrowserUser, make_hybrid_app, query_of
 
 
@@ -39,6 +41,29 @@ def launch(app, stack):
     return app
 
 
+def start_provider(app, provider, wait_for_bridge=True):
+    """Taps the Rails app's "Sign in with <provider>". Gatehouse either starts that provider through the
+    bridge at once (the product's `provider=` hint) or shows its sign-in page in the web view, where the
+    user taps the provider again; both are in-app, and either way the click reaches the bridge."""
+    mark = app.events.mark()
+    app.tap(f"#sign-in-{provider}")
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        if any(e.kind == "bridge_message" for e in app.events.all()[mark:]):
+            return
+        try:
+            ready = " && window.nativeBridge.supportsComponent('sign-in-with-oauth')" if wait_for_bridge else ""
+            if app.evaluate(f"!!document.querySelector('form[action$=\"/auth/{provider}\"] button')"
+                            " && document.readyState !== 'loading' && !!window.nativeBridge" + ready):
+                app.tap(f"form[action$='/auth/{provider}'] button")
+                app.events.wait_for("bridge_message", component="sign-in-with-oauth", after=mark, timeout=15)
+                return
+        except Exception:
+            pass
+        time.sleep(0.1)
+    raise AssertionError("the provider never reached the bridge:\n" + app.events.describe())
+
+
 def signed_in(app, stack, timeout=30):
     """Waits until the web view shows the Rails app signed in, and returns /me's status."""
     app.wait_for_page("document.getElementById('signed-in-as')", timeout=timeout)
@@ -51,7 +76,7 @@ def test_sign_in_with_a_provider_ends_signed_in_to_the_rails_app(browser, stack,
     user = SystemBrowserUser(f"{provider}.journey@example.com")
     app = launch(make_hybrid_app(browser, stack, user), stack)
     try:
-        app.tap(f"#sign-in-{provider}")
+        start_provider(app, provider)
         completed = app.events.wait_for("auth_session_completed", timeout=30)
         assert "token" in query_of(completed["url"]), completed
         assert signed_in(app, stack) == 200
@@ -72,7 +97,7 @@ def test_sign_in_with_gatehouses_path_rules_in_the_apps_configuration(browser, s
     app = launch(make_hybrid_app(browser, stack, user, path_configuration=rules), stack)
     try:
         assert app.path_configuration.loaded_from == stack.issuer + "/configurations/ios_v1.json"
-        app.tap("#sign-in-google")
+        start_provider(app, "google")
         assert signed_in(app, stack) == 200
         assert_stayed_in_the_web_view(app)
     finally:
@@ -83,7 +108,7 @@ def test_link_a_provider_from_inside_the_app(browser, stack):
     user = SystemBrowserUser("linker.journey@example.com")
     app = launch(make_hybrid_app(browser, stack, user), stack)
     try:
-        app.tap("#sign-in-google")
+        start_provider(app, "google")
         assert signed_in(app, stack) == 200
         mark = app.events.mark()
         app.run_on_main(app.navigator.route, stack.issuer + "/account")
@@ -103,7 +128,7 @@ def test_cancelling_at_the_provider_returns_an_error_to_the_app(browser, stack):
     user = SystemBrowserUser("cancel.journey@example.com", at_provider="cancel")
     app = launch(make_hybrid_app(browser, stack, user), stack)
     try:
-        app.tap("#sign-in-google")
+        start_provider(app, "google")
         completed = app.events.wait_for("auth_session_completed", timeout=30)
         assert "error" in query_of(completed["url"]) and "token" not in query_of(completed["url"]), completed
         reply = app.events.wait_for("bridge_reply", timeout=10)
@@ -121,7 +146,7 @@ def test_account_exists_returns_an_error_to_the_app(browser, stack):
     user = SystemBrowserUser("exists.journey@example.com")
     app = launch(make_hybrid_app(browser, stack, user), stack)
     try:
-        app.tap("#sign-in-google")
+        start_provider(app, "google")
         completed = app.events.wait_for("auth_session_completed", timeout=30)
         assert "error" in query_of(completed["url"]), f"the system browser was not handed back: {user.seen}"
         reply = app.events.wait_for("bridge_reply", timeout=10)
@@ -136,7 +161,7 @@ def test_a_reused_hand_off_token_is_refused(browser, stack):
     user = SystemBrowserUser("reuse.journey@example.com")
     app = launch(make_hybrid_app(browser, stack, user), stack)
     try:
-        app.tap("#sign-in-google")
+        start_provider(app, "google")
         app.events.wait_for("bridge_message", component="sign-in-with-oauth", timeout=20)
         pending = app.evaluate("localStorage.getItem('gatehouse.handoff')")
         assert pending, "the web side kept no verifier"
@@ -161,7 +186,7 @@ def test_a_tap_before_the_bridge_is_ready_waits_and_then_signs_in(browser, stack
     try:
         app.launch()
         app.events.wait_for("visit_completed", location=stack.app_url + "/session/new", timeout=20)
-        app.tap("#sign-in-google")   # the Gatehouse page that takes over is shown before native registered
+        start_provider(app, "google", wait_for_bridge=False)   # the Gatehouse page that takes over is shown before native registered
         assert signed_in(app, stack, timeout=40) == 200
         message = app.events.wait_for("bridge_message", component="sign-in-with-oauth")
         registered = [e for e in app.events.of("bridge_registered")
@@ -185,7 +210,7 @@ def test_a_wrong_verifier_is_refused_and_spends_the_token(browser, stack):
             original(session)
 
         app.component.act = tamper_then_act
-        app.tap("#sign-in-google")
+        start_provider(app, "google")
         app.events.wait_for("component_redeem", timeout=30)
         app.wait_for_page("document.querySelector('[role=alert]')", timeout=20)
         assert app.fetch_status("/me") == 401

@@ -11,6 +11,7 @@ sys.path.insert(0, str(HERE.parent))
 from rails_app import RailsStack  # noqa: E402
 
 from emulator import HotwireApp, SignInWithOAuthComponent  # noqa: E402
+from emulator.auth_session import AuthenticationSessionClosed  # noqa: E402
 
 DEMO_APP = "demo-native"            # registered by demo mode
 DEMO_SCHEME = "gatehouse-demo"
@@ -28,28 +29,32 @@ class SystemBrowserUser:
         self.seen = []
 
     def __call__(self, session):
-        for _ in range(6):
-            if session.done.is_set():
-                return
-            found = session.wait_for_page(
-                "document.querySelector('#email') || document.querySelector('button[name=decision]')"
-                " || document.querySelector('[role=alert]')", timeout=20)
-            if not found:
-                return
-            url = session.current_url()
-            self.seen.append(url)
-            if session.evaluate("!!document.querySelector('#email')"):
-                if self.at_provider == "cancel":
-                    session.click("button[value=cancel]")
-                else:
-                    session.evaluate("document.querySelector('#email').value = %r; document.querySelector('#name').value = %r;"
-                                     % (self.email, self.name))
-                    session.click("button[value=allow]")
-            elif session.evaluate("!!document.querySelector('button[name=decision]')"):
-                session.click(f"button[name=decision][value={self.confirm}]")
+        try:
+            for _ in range(6):
+                if not self.step(session):
+                    return
+        except AuthenticationSessionClosed:
+            return   # the callback was reached meanwhile
+
+    def step(self, session):
+        """One page; False when there is nothing more to do (callback reached, or stuck on an error page)."""
+        if not session.wait_for_page("document.querySelector('#email') || document.querySelector('button[name=decision]')"
+                                     " || document.querySelector('[role=alert]')", timeout=20):
+            return False
+        url = session.current_url()
+        self.seen.append(url)
+        if session.evaluate("!!document.querySelector('#email')"):
+            if self.at_provider == "cancel":
+                session.click("button[value=cancel]")
             else:
-                return   # an error page in the system browser: the user is stuck there
-            session.wait_for_page(f"location.href !== {url!r}", timeout=20)
+                session.evaluate("document.querySelector('#email').value = %r; document.querySelector('#name').value = %r;"
+                                 % (self.email, self.name))
+                session.click("button[value=allow]")
+        elif session.evaluate("!!document.querySelector('button[name=decision]')"):
+            session.click(f"button[name=decision][value={self.confirm}]")
+        else:
+            return False   # an error page in the system browser: the user is stuck there
+        return session.wait_for_page(f"location.href !== {url!r}", timeout=20)
 
 
 def make_hybrid_app(browser, stack, user, register_delay=0.0, start_path="/session/new", path_configuration=()):

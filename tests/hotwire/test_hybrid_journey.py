@@ -5,6 +5,7 @@ Apple / GitHub" → ASWebAuthenticationSession (its own profile) → back in the
 signed in to the *Rails* app (`/me` 200), with no visit failing and nothing leaving the web view but
 the authentication session. Then the other cases of issue #13 item 2.
 """
+import json
 import time
 
 import pytest
@@ -168,7 +169,7 @@ def test_a_reused_hand_off_token_is_refused(browser, stack):
         assert signed_in(app, stack) == 200
         redeem = app.events.wait_for("component_redeem")["url"]
         # The same callback comes again, with the same verifier in place: the token is spent.
-        app.evaluate("localStorage.setItem('gatehouse.handoff', %s)" % __import__("json").dumps(pending))
+        app.evaluate("localStorage.setItem('gatehouse.handoff', %s)" % json.dumps(pending))
         mark = app.events.mark()
         app.run_on_main(app.main_session.web_view.load, redeem)
         refused = app.events.wait_for("response", after=mark, timeout=20,
@@ -186,33 +187,50 @@ def test_a_tap_before_the_bridge_is_ready_waits_and_then_signs_in(browser, stack
     try:
         app.launch()
         app.events.wait_for("visit_completed", location=stack.app_url + "/session/new", timeout=20)
-        start_provider(app, "google", wait_for_bridge=False)   # the Gatehouse page that takes over is shown before native registered
+        # Tap the provider on Gatehouse's page as soon as it shows, while native has not registered yet.
+        start_provider(app, "google", wait_for_bridge=False)
         assert signed_in(app, stack, timeout=40) == 200
         message = app.events.wait_for("bridge_message", component="sign-in-with-oauth")
-        registered = [e for e in app.events.of("bridge_registered")
-                      if e.time <= message.time and e["url"] == message["metadata_url"]]
-        assert registered, "the click reached native before register() on its page"
+        page = message["metadata_url"]
+        tap = [e for e in app.events.of("tap") if e["url"] == page]
+        registered = [e for e in app.events.of("bridge_registered") if e["url"] == page]
+        assert tap and registered and tap[0].time < registered[0].time, "the tap did not come before register()"
+        assert registered[0].time <= message.time, "the click reached native before register() on its page"
         assert_stayed_in_the_web_view(app)
     finally:
         app.close()
+
+
+def redeem_refusals(app, after=0):
+    return [e for e in app.events.all()[after:]
+            if e.kind == "response" and "/native/redeem" in e["url"] and (e["status"] or 0) >= 400]
 
 
 def test_a_wrong_verifier_is_refused_and_spends_the_token(browser, stack):
     user = SystemBrowserUser("verifier.journey@example.com")
     app = launch(make_hybrid_app(browser, stack, user), stack)
     try:
-        # The web view's stored verifier is replaced before the app comes back to redeem.
-        original = user.__call__
+        saved = {}
 
         def tamper_then_act(session):
+            # Before the app comes back, the web view's stored verifier is replaced.
+            saved["pending"] = app.evaluate("localStorage.getItem('gatehouse.handoff')")
             app.evaluate("(() => { const k = 'gatehouse.handoff'; const v = JSON.parse(localStorage.getItem(k));"
                          " v.verifier = 'A'.repeat(43); localStorage.setItem(k, JSON.stringify(v)); })()")
-            original(session)
+            user(session)
 
         app.component.act = tamper_then_act
         start_provider(app, "google")
-        app.events.wait_for("component_redeem", timeout=30)
+        redeem = app.events.wait_for("component_redeem", timeout=30)["url"]
         app.wait_for_page("document.querySelector('[role=alert]')", timeout=20)
+        assert [e["status"] for e in redeem_refusals(app)] == [400]
+        assert app.fetch_status("/me") == 401
+        # The right verifier afterwards does not help: the wrong one spent the token.
+        app.evaluate("localStorage.setItem('gatehouse.handoff', %s)" % json.dumps(saved["pending"]))
+        mark = app.events.mark()
+        app.run_on_main(app.main_session.web_view.load, redeem)
+        app.events.wait_for("response", after=mark, timeout=20,
+                            predicate=lambda e: "/native/redeem" in e["url"] and (e["status"] or 0) >= 400)
         assert app.fetch_status("/me") == 401
         assert not app.events.of("web_view_left_app_host")
     finally:

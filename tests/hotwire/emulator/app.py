@@ -14,7 +14,7 @@ import urllib.parse
 
 import requests
 
-from .auth_session import AuthenticationCancelled, AuthenticationSession
+from .auth_session import AuthenticationCancelled, AuthenticationSession, AuthenticationSessionClosed
 from .bridge import Bridge
 from .events import EventLog
 from .navigator import Navigator
@@ -246,6 +246,8 @@ class SignInWithOAuthComponent:
         if self.act:
             try:
                 self.act(session)
+            except AuthenticationSessionClosed:
+                pass   # the callback arrived while the user was still acting: nothing left to do
             except Exception:
                 app.events.record("emulator_error", error=traceback.format_exc()[-2000:])
         try:

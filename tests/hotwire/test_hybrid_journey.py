@@ -183,7 +183,7 @@ def test_a_reused_hand_off_token_is_refused(browser, stack):
 
 def test_a_tap_before_the_bridge_is_ready_waits_and_then_signs_in(browser, stack):
     user = SystemBrowserUser("early.journey@example.com")
-    app = make_hybrid_app(browser, stack, user, register_delay=2.0)
+    app = make_hybrid_app(browser, stack, user, register_delay=1.0)
     try:
         app.launch()
         app.events.wait_for("visit_completed", location=stack.app_url + "/session/new", timeout=20)

@@ -5,6 +5,8 @@ import PackageDescription
 
 let package = Package(
     name: "Gatehouse",
+    // Apple platforms for the client SDK (GatehouseClient, GatehouseClientApple); ignored on Linux, where the server builds.
+    platforms: [.iOS(.v15), .macOS(.v13)],
     products: [
         .executable(name: "gatehouse", targets: ["GatehouseCLI"]),
         .library(name: "GatehouseClient", targets: ["GatehouseClient"]),

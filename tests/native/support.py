@@ -5,6 +5,7 @@ makes on the emulator's record."""
 import json
 import os
 import sys
+import threading
 
 import pytest
 
@@ -63,3 +64,56 @@ def play_provider(email, confirm="continue", provider_action="allow"):
         if session.wait_for_page("document.querySelector('#native-confirm')", timeout=20):
             session.click(f'#native-confirm button[value="{confirm}"]')
     return act
+
+
+class NativeSDKComponent(SignInWithOAuthComponent):
+    """The component of an app that signs in with Apple's or Google's own SDK (flow F3 and native Google): for those
+    providers no system browser opens. The SDK's answer (played by the provider simulator's native endpoints) is
+    posted to Gatehouse's `/native/apple` or `/native/google` with `response=session`, the `Set-Cookie` goes into the
+    web view's cookie store (WKHTTPCookieStore), and the web view is routed to the message's `continuePath` — the
+    product's pending authorize, which ends in the product's session. Other providers use the system browser."""
+
+    def __init__(self, gatehouse_base, email, native=("apple", "google"), bundle_id="com.example.gatehouse.demo.app",
+                 google_client_id="gatehouse-demo-app.apps.googleusercontent.com", app_id="demo-native", **options):
+        super().__init__(**options)
+        self.gatehouse_base, self.email, self.native = gatehouse_base, email, native
+        self.bundle_id, self.google_client_id, self.app_id = bundle_id, google_client_id, app_id
+        self.answers = []
+
+    def on_receive(self, message, context):
+        if message["event"] != "click" or message["data"].get("provider") not in self.native:
+            return super().on_receive(message, context)
+        threading.Thread(target=self._native_sign_in, args=(message, context), daemon=True).start()
+
+    def _native_sign_in(self, message, context):
+        import hashlib
+        import secrets
+        import urllib.parse
+
+        import requests
+        app, data = context.app, message["data"]
+        raw_nonce = secrets.token_urlsafe(24)
+        nonce = hashlib.sha256(raw_nonce.encode()).hexdigest()
+        simulator = self.gatehouse_base + "/_sim"
+        if data["provider"] == "apple":
+            sdk = requests.post(simulator + "/apple/native/authorize", timeout=10,
+                                data={"bundle_id": self.bundle_id, "email": self.email, "nonce": nonce}).json()
+            body = {"identity_token": sdk["identity_token"], "authorization_code": sdk["authorization_code"], "raw_nonce": raw_nonce,
+                    "given_name": sdk["given_name"], "family_name": sdk["family_name"], "app": self.app_id}
+        else:
+            sdk = requests.post(simulator + "/google/native/sign-in", timeout=10,
+                                data={"client_id": self.google_client_id, "email": self.email, "nonce": nonce}).json()
+            body = {"id_token": sdk["id_token"], "raw_nonce": raw_nonce, "app": self.app_id}
+        answer = requests.post(f"{self.gatehouse_base}/native/{data['provider']}", json=body, timeout=10)
+        self.answers.append(answer)
+        app.events.record("native_sdk_sign_in", provider=data["provider"], status=answer.status_code)
+        if answer.status_code != 200:
+            app.call_soon(context.reply, {"id": message["id"], "component": self.name, "event": "click",
+                                          "data": answer.json()})
+            return
+        host = urllib.parse.urlsplit(self.gatehouse_base).hostname
+        cookies = [{"name": c.name, "value": c.value, "domain": host, "path": c.path or "/", "httpOnly": True, "sameSite": "Lax"}
+                   for c in answer.cookies]
+        app.browser.send("Storage.setCookies", {"browserContextId": app.context_id, "cookies": cookies})
+        target = urllib.parse.urljoin(context.web_view.url, data.get("continuePath") or "/")
+        app.call_soon(app.navigator.route, target)

@@ -1,5 +1,6 @@
 import Foundation
 import GatehouseCrypto
+import GatehouseHTTP
 
 extension AppleSimulator {
     /// What `ASAuthorizationAppleIDCredential` hands an iOS app after native Sign in with Apple.
@@ -48,4 +49,24 @@ extension AppleSimulator {
 
     /// The lowercase hex SHA-256 an app puts on Apple's request for `rawNonce` (Apple's sample code does exactly this).
     public static func nonceHash(_ rawNonce: String) -> String { SHA256.hex(rawNonce) }
+
+    /// `POST {prefix}/apple/native/authorize` (form: `bundle_id`, `email`, optional `name`, `nonce` = the SHA-256 hex
+    /// of the app's raw nonce): ``nativeAuthorization(bundleID:email:name:nonceSHA256Hex:privateRelay:)`` as JSON
+    /// (`identity_token`, `authorization_code`, `user`, `given_name`, `family_name`), for tests that drive an app over HTTP.
+    func nativeAuthorize(_ request: Request) -> Response {
+        guard let form = try? request.form(), let bundleID = form["bundle_id"], !bundleID.isEmpty,
+              let email = form["email"], email.contains("@") else {
+            return Response.json(["error": "invalid_request", "error_description": "bundle_id and email are required"], status: .badRequest)
+        }
+        do {
+            let native = try nativeAuthorization(bundleID: bundleID, email: email, name: form["name"] ?? "Ada Lovelace",
+                                                 nonceSHA256Hex: form["nonce"], privateRelay: form["private_relay"] == "true")
+            var response = Response.json(["identity_token": native.identityToken, "authorization_code": native.authorizationCode,
+                                          "user": native.user, "given_name": native.givenName, "family_name": native.familyName])
+            response.headers.set("Cache-Control", "no-store")
+            return response
+        } catch {
+            return Response.json(["error": "server_error"], status: .internalServerError)
+        }
+    }
 }

@@ -100,6 +100,7 @@ public final class AppleSimulator: Sendable {
             return response
         }
         router.post(pathPrefix + "/auth/revoke") { [self] request in revoke(request) }
+        router.post(pathPrefix + "/native/authorize") { [self] request in nativeAuthorize(request) }
     }
 
     // MARK: Stable identities

@@ -50,7 +50,9 @@ struct NativeHandoffCompletion: ProviderCompletion {
 
     func fail(reason: String, message: String, flow: ProviderFlow) async -> Response? {
         guard let app = try? await apps.app(flow.native?["app"]) else { return nil }
-        var response = Response.redirect(to: app.callbackURL([("error", reason), ("error_description", message)],
+        // One code per kind of failure (`provider_error:access_denied` → `provider_error`); the message says the rest.
+        let code = String(reason.prefix { $0 != ":" })
+        var response = Response.redirect(to: app.callbackURL([("error", code), ("error_description", message)],
                                                              callback: flow.native?["callback"] ?? "scheme"))
         response.headers.set("Cache-Control", "no-store")
         return response

@@ -1,0 +1,192 @@
+import AuthenticationServices
+import Foundation
+import GatehouseClient
+import GatehouseClientApple
+import HotwireNative
+import UIKit
+import WebKit
+
+/// Where this app's Gatehouse lives and how hand-offs come back. Pinned in the app, never taken from the page:
+/// a page on another host cannot make the component open its own start URL.
+public struct GatehouseHotwireConfiguration: Sendable {
+    /// Gatehouse's public URL, e.g. `https://app.example/auth` (one origin) — `startPath`/`redeemPath` must be under it.
+    public var gatehouseURL: URL
+    /// The app's client id at Gatehouse (also sent in the user agent as `Gatehouse-App/<id>`).
+    public var appID: String
+    /// The registered private-use scheme (`myapp` for `myapp://auth-callback`), for iOS before 17.4.
+    public var callbackScheme: String
+    /// A claimed https callback registered for the app (`callback_urls`) and listed in
+    /// apple-app-site-association (webcredentials): used on iOS 17.4+, where no "Continue to …?" page is needed.
+    public var httpsCallback: URL?
+    /// Providers the app signs in to with the platform SDK instead of the system browser (`["apple"]`: F3).
+    public var nativeProviders: Set<String>
+    public var prefersEphemeralWebBrowserSession: Bool
+
+    public init(gatehouseURL: URL, appID: String, callbackScheme: String, httpsCallback: URL? = nil, nativeProviders: Set<String> = [],
+                prefersEphemeralWebBrowserSession: Bool = false) {
+        self.gatehouseURL = gatehouseURL; self.appID = appID; self.callbackScheme = callbackScheme; self.httpsCallback = httpsCallback
+        self.nativeProviders = nativeProviders; self.prefersEphemeralWebBrowserSession = prefersEphemeralWebBrowserSession
+    }
+
+    /// The user-agent prefix to set on `Hotwire.config.applicationUserAgentPrefix`.
+    public var userAgentMarker: String { "Gatehouse-App/\(appID)" }
+}
+
+/// Hotwire Native bridge component `sign-in-with-oauth` (flows F2 and F3, docs/integrations/hotwire-native.md).
+///
+/// The web side (`gatehouse-bridge.js`) sends `click` with `startPath`, `redeemPath`, `provider` and, when the
+/// sign-in continues a pending authorize, `continuePath`. This opens the system browser at `startPath` (or signs
+/// in with Apple natively for `nativeProviders`), waits for the callback, and hands the token to the web view by
+/// loading `redeemPath?token=…` — a same-host load, which Hotwire Native turns into a Turbo visit of Gatehouse's
+/// redeem page; that page posts the verifier only the web view holds. Every failure is replied to the page as
+/// `{"error", "error_description"}` (`cancelled` when the user closed the sheet).
+///
+///     Hotwire.config.applicationUserAgentPrefix = configuration.userAgentMarker
+///     SignInWithOAuthComponent.configuration = configuration
+///     Hotwire.registerBridgeComponents([SignInWithOAuthComponent.self])
+open class SignInWithOAuthComponent: BridgeComponent {
+    override open nonisolated class var name: String { "sign-in-with-oauth" }
+
+    @MainActor public static var configuration: GatehouseHotwireConfiguration?
+
+    private var presenter: WebAuthenticationSessionPresenter?
+    private var appleSignIn: NativeAppleController?
+
+    private struct ClickData: Decodable {
+        let startPath: String
+        let redeemPath: String
+        let provider: String?
+        let continuePath: String?
+    }
+
+    override open func onReceive(message: Message) {
+        guard message.event == "click", let data: ClickData = message.data() else { return }
+        guard let configuration = Self.configuration, let webView = delegate?.webView, let window = webView.window,
+              let page = webView.url, Self.sameOrigin(page, configuration.gatehouseURL),
+              let start = Self.resolve(data.startPath, configuration.gatehouseURL),
+              let redeem = Self.resolve(data.redeemPath, configuration.gatehouseURL) else {
+            replyError("invalid_request", "This page may not start a sign-in.")
+            return
+        }
+        if let provider = data.provider, configuration.nativeProviders.contains(provider), provider == "apple" {
+            signInWithApple(configuration, webView: webView, window: window, continuePath: data.continuePath)
+            return
+        }
+        var startURL = start
+        var callback = WebAuthenticationCallback.customScheme(configuration.callbackScheme)
+        if #available(iOS 17.4, *), let https = configuration.httpsCallback, let host = https.host {
+            startURL = start.appendingQuery([("callback", https.absoluteString)])
+            callback = .https(host: host, path: https.path)
+        }
+        let presenter = WebAuthenticationSessionPresenter(anchor: window)
+        self.presenter = presenter
+        Task { @MainActor in
+            defer { self.presenter = nil }
+            do {
+                let url = try await presenter.authenticate(url: startURL, callback: callback,
+                                                           prefersEphemeralWebBrowserSession: configuration.prefersEphemeralWebBrowserSession)
+                let token = try HandOff.parseCallback(url)
+                webView.load(URLRequest(url: redeem.appendingQuery([("token", token)])))
+            } catch let error as ASWebAuthenticationSessionError where error.code == .canceledLogin {
+                replyError("cancelled", "You closed the sign-in.")
+            } catch HandOffError.provider(let error) {
+                replyError(error.code.rawValue, error.description ?? "Signing in did not complete.")
+            } catch {
+                replyError("invalid_callback", "Signing in did not complete.")
+            }
+        }
+    }
+
+    /// F3: Apple's own sheet, then `POST /native/apple` (session), the cookie into the web view, then the pending
+    /// authorize (or the page) in the web view — which ends in the product's session.
+    private func signInWithApple(_ configuration: GatehouseHotwireConfiguration, webView: WKWebView, window: UIWindow, continuePath: String?) {
+        let controller = NativeAppleController(anchor: window)
+        appleSignIn = controller
+        Task { @MainActor in
+            defer { self.appleSignIn = nil }
+            do {
+                let nonce = AppleNonce()
+                let credential = try await controller.signIn(nonce: nonce)
+                let request = NativeAppleSignInRequest(identityToken: credential.identityToken, authorizationCode: credential.authorizationCode,
+                                                       rawNonce: nonce.raw, givenName: credential.givenName, familyName: credential.familyName,
+                                                       app: configuration.appID, response: .session)
+                let (_, response) = try await request.send(base: configuration.gatehouseURL, transport: URLSessionTransport())
+                await WebViewCookieImporter.importCookies(from: response, into: webView.configuration.websiteDataStore.httpCookieStore)
+                let target = continuePath.flatMap { Self.resolve($0, configuration.gatehouseURL) ?? URL(string: $0, relativeTo: webView.url) }
+                webView.load(URLRequest(url: target ?? configuration.gatehouseURL))
+            } catch let error as ASAuthorizationError where error.code == .canceled {
+                replyError("cancelled", "You closed the sign-in.")
+            } catch {
+                replyError("invalid_grant", "Sign in with Apple did not complete.")
+            }
+        }
+    }
+
+    private func replyError(_ code: String, _ description: String) {
+        Task { _ = try? await reply(to: "click", with: ["error": code, "error_description": description]) }
+    }
+
+    /// `path` (absolute path or URL) resolved against Gatehouse's URL, accepted only on Gatehouse's origin and path.
+    static func resolve(_ path: String, _ gatehouse: URL) -> URL? {
+        guard let url = URL(string: path, relativeTo: gatehouse)?.absoluteURL, sameOrigin(url, gatehouse),
+              url.path.hasPrefix(gatehouse.path) else { return nil }
+        return url
+    }
+
+    static func sameOrigin(_ a: URL, _ b: URL) -> Bool { a.scheme == b.scheme && a.host == b.host && a.port == b.port }
+}
+
+/// Apple's sheet (`ASAuthorizationAppleIDProvider`) as one async call.
+@MainActor
+final class NativeAppleController: NSObject, ASAuthorizationControllerDelegate, ASAuthorizationControllerPresentationContextProviding {
+    struct Credential { let identityToken: String, authorizationCode: String, givenName: String?, familyName: String? }
+
+    private let anchor: ASPresentationAnchor
+    private var continuation: CheckedContinuation<Credential, Error>?
+
+    init(anchor: ASPresentationAnchor) { self.anchor = anchor }
+
+    func signIn(nonce: AppleNonce) async throws -> Credential {
+        let request = ASAuthorizationAppleIDProvider().createRequest()
+        request.requestedScopes = [.fullName, .email]
+        request.nonce = nonce.sha256Hex
+        let controller = ASAuthorizationController(authorizationRequests: [request])
+        controller.delegate = self
+        controller.presentationContextProvider = self
+        return try await withCheckedThrowingContinuation { continuation in
+            self.continuation = continuation
+            controller.performRequests()
+        }
+    }
+
+    nonisolated func presentationAnchor(for controller: ASAuthorizationController) -> ASPresentationAnchor {
+        MainActor.assumeIsolated { anchor }
+    }
+
+    nonisolated func authorizationController(controller: ASAuthorizationController, didCompleteWithAuthorization authorization: ASAuthorization) {
+        MainActor.assumeIsolated {
+            guard let apple = authorization.credential as? ASAuthorizationAppleIDCredential,
+                  let token = apple.identityToken.flatMap({ String(data: $0, encoding: .utf8) }),
+                  let code = apple.authorizationCode.flatMap({ String(data: $0, encoding: .utf8) }) else {
+                continuation?.resume(throwing: ASAuthorizationError(.invalidResponse)); continuation = nil
+                return
+            }
+            continuation?.resume(returning: Credential(identityToken: token, authorizationCode: code,
+                                                       givenName: apple.fullName?.givenName, familyName: apple.fullName?.familyName))
+            continuation = nil
+        }
+    }
+
+    nonisolated func authorizationController(controller: ASAuthorizationController, didCompleteWithError error: Error) {
+        MainActor.assumeIsolated { continuation?.resume(throwing: error); continuation = nil }
+    }
+}
+
+extension URL {
+    /// This URL with `pairs` added to its query.
+    func appendingQuery(_ pairs: [(String, String)]) -> URL {
+        guard var components = URLComponents(url: self, resolvingAgainstBaseURL: true) else { return self }
+        components.queryItems = (components.queryItems ?? []) + pairs.map { URLQueryItem(name: $0.0, value: $0.1) }
+        return components.url ?? self
+    }
+}

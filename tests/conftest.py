@@ -26,8 +26,8 @@ def free_port():
 class GatehouseProcess:
     """A `gatehouse serve` on a free loopback port with its own database; collects its log lines."""
 
-    def __init__(self, extra_env=None, config=None, path_prefix=""):
-        self.port = free_port()
+    def __init__(self, extra_env=None, config=None, path_prefix="", port=None):
+        self.port = port or free_port()
         # The direct URL, with the path Gatehouse is served under when its public URL has one (`/auth`).
         self.url = f"http://127.0.0.1:{self.port}{path_prefix}"
         self.dir = tempfile.mkdtemp(prefix="gatehouse-e2e-")

@@ -56,12 +56,14 @@ import Testing
                                                [("email", "ada@example.com"), ("password", "correct horse battery"), ("name", "Ada")])
         #expect(signUp.status == 303 && signUp.headers["Location"]?.hasPrefix("/auth/") == true)
         pages["/auth/account"] = try await signedIn.get("/auth/account").text
+        pages["/auth/oauth/logout"] = try await signedIn.get("/auth/oauth/logout").text   // the confirmation page
         for (path, html) in pages {
             let references = Self.references(html)
             #expect(!references.isEmpty, "\(path) has links")
             for reference in references { #expect(reference.hasPrefix("/auth/"), "\(path): \(reference)") }
         }
         #expect(pages["/auth/account"]!.contains("ada@example.com"))
+        #expect(pages["/auth/oauth/logout"]!.contains(#"action="/auth/oauth/logout""#))
     }
 
     @Test func redirectsCarryThePrefix() async throws {

@@ -10,7 +10,10 @@ Interface kept stable for other suites (native hand-off, Hotwire Native emulator
 - `extra_clients` are added to Gatehouse's `clients` config; `config` is merged into the rest of it.
 - `client_secret` is the secret the Rails app presents (default: the registered one); a wrong one proves the error page.
 - `gatehouse_env` / `rails_env` add environment variables to each process.
+- `cross_site_providers=True` serves the simulated Apple/Google/GitHub from a separate `gatehouse-simulator` at
+  http://localhost:<port> (another site than Gatehouse's 127.0.0.1), so Apple's form_post is a real cross-site POST.
 """
+import json
 import os
 import pathlib
 import shutil
@@ -93,11 +96,13 @@ http {{
 
 class RailsStack:
     def __init__(self, shape="two-hosts", demo=True, extra_clients=(), config=None, client_secret=None,
-                 gatehouse_env=None, rails_env=None):
+                 gatehouse_env=None, rails_env=None, cross_site_providers=False):
         assert shape in ("two-hosts", "one-origin"), shape
         self.shape = shape
         self.nginx = None
+        self.simulator = None
         rails_port = free_port()
+        gatehouse_port = free_port()
         if shape == "one-origin":
             self.public_port = free_port()
             self.app_url = f"http://127.0.0.1:{self.public_port}"
@@ -107,7 +112,7 @@ class RailsStack:
             # Another host name for loopback: its own origin and its own cookie jar in the browser.
             rails_host = "127.0.0.1,[::1]"
             self.app_url = f"http://localhost:{rails_port}"
-            self.issuer = None  # Gatehouse's own URL, known once it started
+            self.issuer = f"http://127.0.0.1:{gatehouse_port}"
 
         client = {"id": CLIENT_ID, "name": "Example app", "type": "confidential", "secret": CLIENT_SECRET,
                   "redirect_uris": [self.app_url + "/login/gatehouse/callback"],
@@ -115,13 +120,24 @@ class RailsStack:
                   "allow_localhost": shape == "two-hosts"}
         full_config = dict(config or {})
         full_config["clients"] = [client, *extra_clients, *full_config.get("clients", [])]
+        self.gatehouse = self.rails = self.rails_dir = None
+        try:
+            self._start(shape, demo, full_config, gatehouse_env, rails_env, client_secret, cross_site_providers,
+                        rails_port, gatehouse_port, rails_host)
+        except BaseException:
+            self.stop()
+            raise
+
+    def _start(self, shape, demo, full_config, gatehouse_env, rails_env, client_secret, cross_site_providers,
+               rails_port, gatehouse_port, rails_host):
+        if cross_site_providers:
+            full_config["providers"] = self._start_simulator()
         env = {"GATEHOUSE_DEMO": "1" if demo else "0", **(gatehouse_env or {})}
         if shape == "one-origin":
             env["GATEHOUSE_PUBLIC_URL"] = self.issuer
-            self.gatehouse = GatehouseProcess(extra_env=env, config=full_config, path_prefix=PREFIX)
+            self.gatehouse = GatehouseProcess(extra_env=env, config=full_config, path_prefix=PREFIX, port=gatehouse_port)
         else:
-            self.gatehouse = GatehouseProcess(extra_env=env, config=full_config)
-            self.issuer = self.gatehouse.url
+            self.gatehouse = GatehouseProcess(extra_env=env, config=full_config, port=gatehouse_port)
 
         self.rails_dir = tempfile.mkdtemp(prefix="gatehouse-rails-")
         self.rails_lines = []
@@ -137,14 +153,34 @@ class RailsStack:
         self.rails = subprocess.Popen([str(RAILS_ROOT / "bin" / "start")], env=rails_environment, cwd=RAILS_ROOT,
                                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         threading.Thread(target=self._read, daemon=True).start()
-        try:
-            if shape == "one-origin":
-                self.nginx = Nginx(self.public_port, self.gatehouse.port, rails_port)
-            wait_for(f"http://127.0.0.1:{rails_port}/session/new", 180, self.rails, self.rails_lines)
-            wait_for(self.issuer + "/.well-known/openid-configuration", 20)
-        except Exception:
-            self.stop()
-            raise
+        if shape == "one-origin":
+            self.nginx = Nginx(self.public_port, self.gatehouse.port, rails_port)
+        wait_for(f"http://127.0.0.1:{rails_port}/session/new", 180, self.rails, self.rails_lines)
+        wait_for(self.issuer + "/.well-known/openid-configuration", 20)
+
+    def _start_simulator(self):
+        """A stand-alone provider simulator on another site (localhost); returns Gatehouse's `providers` section."""
+        port = free_port()
+        callback = self.issuer + "/auth/{}/callback"
+        self.simulator = subprocess.Popen(
+            [str(BINARY.parent / "gatehouse-simulator"), "--listen", f"127.0.0.1:{port}", "--base-url", f"http://localhost:{port}",
+             "--demo", "--apple-redirect", callback.format("apple"), "--google-redirect", callback.format("google"),
+             "--github-redirect", callback.format("github")], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        self.simulator.stdout.readline()  # "listening …"
+        demo = json.loads(self.simulator.stdout.readline())
+        threading.Thread(target=lambda: [None for _ in self.simulator.stdout], daemon=True).start()
+        apple, google, github = demo["apple"], demo["google"], demo["github"]
+        return {
+            "apple": {"client_id": apple["client_id"], "team_id": apple["team_id"], "key_id": apple["key_id"],
+                      "private_key": apple["private_key_pem"],
+                      "endpoints": {"authorization": apple["authorization_endpoint"], "token": apple["token_endpoint"],
+                                    "jwks": apple["jwks_uri"], "revocation": apple["revocation_endpoint"]}},
+            "google": {"client_id": google["client_id"], "client_secret": google["client_secret"],
+                       "discovery_url": google["discovery_url"], "issuer": google["issuer"]},
+            "github": {"client_id": github["client_id"], "client_secret": github["client_secret"],
+                       "endpoints": {"authorization": github["authorization_endpoint"], "token": github["token_endpoint"],
+                                     "api": github["api_base_url"]}},
+        }
 
     def _read(self):
         for line in self.rails.stdout:
@@ -159,7 +195,8 @@ class RailsStack:
         subprocess.run(args, input=password + "\n", text=True, env=env, check=True, capture_output=True)
 
     def stop(self):
-        if self.rails.poll() is None:
+        """Stops whatever was started (also after a failed start)."""
+        if getattr(self, "rails", None) is not None and self.rails.poll() is None:
             self.rails.terminate()
             try:
                 self.rails.wait(timeout=15)
@@ -167,5 +204,10 @@ class RailsStack:
                 self.rails.kill()
         if self.nginx:
             self.nginx.stop()
-        self.gatehouse.stop()
-        shutil.rmtree(self.rails_dir, ignore_errors=True)
+        if getattr(self, "gatehouse", None) is not None:
+            self.gatehouse.stop()
+        if self.simulator:
+            self.simulator.terminate()
+            self.simulator.wait(timeout=10)
+        if getattr(self, "rails_dir", None):
+            shutil.rmtree(self.rails_dir, ignore_errors=True)

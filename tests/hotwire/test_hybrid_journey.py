@@ -175,7 +175,7 @@ def test_a_reused_hand_off_token_is_refused(browser, stack):
         refused = app.events.wait_for("response", after=mark, timeout=20,
                                       predicate=lambda e: "/native/redeem" in e["url"] and e["status"] >= 400)
         assert refused["status"] == 400
-        app.wait_for_page("document.querySelector('[role=alert]')", timeout=10)
+        app.wait_for_page("Array.from(document.querySelectorAll('[role=alert]')).some((e) => !e.hidden)", timeout=10)
         assert not app.events.of("web_view_left_app_host")
     finally:
         app.close()
@@ -222,8 +222,9 @@ def test_a_wrong_verifier_is_refused_and_spends_the_token(browser, stack):
         app.component.act = tamper_then_act
         start_provider(app, "google")
         redeem = app.events.wait_for("component_redeem", timeout=30)["url"]
-        app.wait_for_page("document.querySelector('[role=alert]')", timeout=20)
+        app.events.wait_for("response", timeout=20, predicate=lambda e: "/native/redeem" in e["url"] and (e["status"] or 0) >= 400)
         assert [e["status"] for e in redeem_refusals(app)] == [400]
+        app.wait_for_page("Array.from(document.querySelectorAll('[role=alert]')).some((e) => !e.hidden)", timeout=10)
         assert app.fetch_status("/me") == 401
         # The right verifier afterwards does not help: the wrong one spent the token.
         app.evaluate("localStorage.setItem('gatehouse.handoff', %s)" % json.dumps(saved["pending"]))

@@ -91,8 +91,9 @@ def test_sign_in_with_a_provider_ends_signed_in_to_the_rails_app(browser, stack,
 
 
 def test_sign_in_with_gatehouses_path_rules_in_the_apps_configuration(browser, stack):
-    """The product's path configuration carries Gatehouse's rules (its sign-in and redeem pages open
-    modally): the redeem then cold-boots in the modal web view, and the journey still ends signed in."""
+    """The product's path configuration carries Gatehouse's rules (sign-in pages modal, the redeem
+    replacing the current screen in the default context): the routed redeem follows them, and the
+    journey still ends signed in."""
     user = SystemBrowserUser("modal.journey@example.com")
     rules = [("server", stack.issuer + "/configurations/ios_v1.json")]
     app = launch(make_hybrid_app(browser, stack, user, path_configuration=rules), stack)
@@ -100,6 +101,10 @@ def test_sign_in_with_gatehouses_path_rules_in_the_apps_configuration(browser, s
         assert app.path_configuration.loaded_from == stack.issuer + "/configurations/ios_v1.json"
         start_provider(app, "google")
         assert signed_in(app, stack) == 200
+        redeem = app.events.wait_for("component_redeem")["url"]
+        routed = app.events.of("routed_in_app", url=redeem)
+        assert routed and routed[0]["context"] == app.path_configuration.properties(redeem).get("context", "default")
+        assert routed[0]["presentation"] == app.path_configuration.properties(redeem).get("presentation", "default")
         assert_stayed_in_the_web_view(app)
     finally:
         app.close()

@@ -124,8 +124,7 @@ struct NativeIDTokenResolvers: ExternalIDTokenResolver {
 
 extension ProviderWiring {
     func nativeGoogleSignIn(services: IdentityServices) -> NativeGoogleSignIn {
-        let linker = ProviderAccountLinker(database: services.database, clock: services.clock, audit: services.audit,
-                                           linkVerifiedEmails: configuration.linkVerifiedEmails, displayName: { [pages] in pages.label($0) })
+        let linker = makeLinker(services: services)
         let google = registry.providers.lazy.compactMap { $0 as? OIDCProvider }.first { $0.kind == .google }
         return NativeGoogleSignIn(google: google, apps: NativeAppDirectory(registry: services.tokens.registry), linker: linker,
                                   audit: services.audit)

@@ -16,8 +16,11 @@ public struct CookiePolicy: Sendable {
     public let sessionMaxAge: Int
     /// The `Path` of every Gatehouse cookie: `/`, or the base path of the public URL.
     public let path: String
+    /// `scheme://host[:port]` of the public URL, as browsers write it in `Origin`.
+    public let publicOrigin: String
 
     public init(publicURL: URL, sessionMaxAge: TimeInterval) {
+        publicOrigin = NativeAppleRoutes.origin(of: publicURL)
         secure = publicURL.scheme == "https"
         path = (BasePath(publicURL.path) ?? .root).cookiePath
         let prefix = !secure ? "" : path == "/" ? "__Host-" : "__Secure-"

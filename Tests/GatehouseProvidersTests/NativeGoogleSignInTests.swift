@@ -70,6 +70,15 @@ import Testing
         #expect(try await harness.users() == 2)
     }
 
+    @Test func anIDTokenSignsInOnce() async throws {
+        let harness = try await Self.harness()
+        let fields = ["id_token": try Self.idToken(harness), "raw_nonce": Self.rawNonce, "app": Self.app]
+        #expect(try await Self.post(harness.browser(), fields).status == 200)
+        let replay = try await Self.post(harness.browser(), fields)
+        #expect(replay.status == 400 && NativeAppleSignInTests.json(replay)["error"]?.stringValue == "invalid_grant")
+        #expect(replay.headers["Set-Cookie"] == nil)
+    }
+
     @Test func theSimulatorServesTheNativeSDKsAnswer() async throws {
         let harness = try await Self.harness()
         let response = try await harness.browser().post("/_sim/google/native/sign-in", [

@@ -95,7 +95,7 @@ import Testing
     @Test func theRedeemContinuesThePendingAuthorize() async throws {
         let gatehouse = try await Self.gatehouse()
         _ = try await gatehouse.app.services.tokens.registry.register(ClientRegistration(
-            id: "rails", name: "Rails", kind: .public, redirectURIs: ["http://127.0.0.1:8080/users/auth/callback"], firstParty: true))
+            id: "rails", name: "Rails", kind: .confidential, redirectURIs: ["http://127.0.0.1:8080/users/auth/callback"], firstParty: true))
         let verifier = PKCE.generateVerifier()
         let pkce = PKCE.challenge(for: PKCE.generateVerifier())
         let authorize = "/oauth/authorize?response_type=code&client_id=rails&redirect_uri=\(PercentDecoding.encode("http://127.0.0.1:8080/users/auth/callback"))&scope=openid&state=s1&code_challenge=\(pkce)&code_challenge_method=S256"
@@ -106,6 +106,18 @@ import Testing
         let code = try await webView.get(authorize)
         #expect(code.status == 303 || code.status == 302)
         #expect(code.headers["Location"]?.hasPrefix("http://127.0.0.1:8080/users/auth/callback?code=") == true, "\(code.headers["Location"] ?? "")")
+    }
+
+    @Test func theProductsProviderHintReachesTheSignInPage() async throws {
+        let gatehouse = try await Self.gatehouse()
+        _ = try await gatehouse.app.services.tokens.registry.register(ClientRegistration(
+            id: "rails", name: "Rails", kind: .confidential, redirectURIs: ["http://127.0.0.1:8080/users/auth/callback"], firstParty: true))
+        let pkce = PKCE.challenge(for: PKCE.generateVerifier())
+        let base = "/oauth/authorize?response_type=code&client_id=rails&redirect_uri=\(PercentDecoding.encode("http://127.0.0.1:8080/users/auth/callback"))&scope=openid&state=s1&code_challenge=\(pkce)&code_challenge_method=S256"
+        let hinted = try await gatehouse.browser().get(base + "&provider=google")
+        #expect(hinted.headers["Location"]?.hasPrefix("/sign-in?return_to=") == true && hinted.headers["Location"]?.hasSuffix("&provider=google") == true)
+        let hostile = try await gatehouse.browser().get(base + "&provider=" + PercentDecoding.encode("x\"><script>"))
+        #expect(hostile.headers["Location"]?.contains("provider=") == false, "only a provider id is carried")
     }
 
     @Test func aCustomSchemeHandOffWaitsForTheUsersContinue() async throws {
@@ -239,7 +251,7 @@ import Testing
     @Test func failuresAreReportedToTheApp() async throws {
         let gatehouse = try await Self.gatehouse()
         let callback = try await Self.systemBrowserSignIn(gatehouse, challenge: PKCE.challenge(for: PKCE.generateVerifier()), cancel: true)
-        #expect(callback.hasPrefix("demoapp://auth-callback?error="), "the app learns the sign-in failed: \(callback)")
+        #expect(callback.hasPrefix("demoapp://auth-callback?error=cancelled"), "the app learns the sign-in failed: \(callback)")
         #expect(callback.contains("error_description=") && !callback.contains("token="))
         #expect(try await gatehouse.database.users.count() == 0)
         // "An account with this email exists" goes to the app too, not to a page left in the system browser.

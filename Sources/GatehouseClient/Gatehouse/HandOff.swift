@@ -36,7 +36,9 @@ public enum HandOff {
         return token
     }
 
-    /// `{base}/native/redeem?token=…&verifier=…`, to load in the web view.
+    /// `{base}/native/redeem?token=…&verifier=…`. Gatehouse's redeem no longer reads a verifier from the URL (a link
+    /// must never sign anyone in): the redeem page posts the verifier the web view's bridge script keeps. Use
+    /// `redeemURL(base:redeemPath:token:)` with the page's `redeemPath`.
     public static func redeemURL(base: URL, token: String, verifier: String) -> URL {
         base.appendingAbsolutePath("/native/redeem").appendingQuery([("token", token), ("verifier", verifier)])
     }

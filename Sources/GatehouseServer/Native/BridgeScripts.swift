@@ -155,14 +155,15 @@ enum BridgeScripts {
     }
 
     // The product asked for one provider (`/oauth/authorize?…&provider=google`, its "Sign in with Google"
-    // button): in the app that provider starts at once, through the bridge — once per page, so a cancel
-    // leaves the user on this page with every choice.
+    // button; the sign-in page then has `?provider=google`): in the app that provider starts at once, through
+    // the bridge — once per pending request, so a cancel leaves the user on this page with every choice.
     function autostart() {
+      const hinted = new URLSearchParams(location.search).get("provider");
+      if (!hinted) return;
       for (const form of document.querySelectorAll("form")) {
         const action = providerAction(form);
         const returnTo = (form.querySelector('input[name="return_to"]') || {}).value || "";
         if (!action || action.link || !returnTo.startsWith("/oauth/authorize?")) continue;
-        const hinted = new URLSearchParams(returnTo.slice(returnTo.indexOf("?") + 1)).get("provider");
         const key = "gatehouse.autostart:" + returnTo;
         if (hinted !== action.provider || sessionStorage.getItem(key)) continue;
         sessionStorage.setItem(key, "1");

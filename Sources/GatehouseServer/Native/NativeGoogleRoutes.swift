@@ -1,6 +1,7 @@
 import Foundation
 import GatehouseHTTP
 import GatehouseIdentity
+import GatehouseStore
 
 /// `POST /native/google`: an app posts the ID token Google's native SDK gave it — `id_token`, the
 /// `raw_nonce` whose SHA-256 hex it put on Google's request, `app` (its client id) and `response`
@@ -47,11 +48,16 @@ struct NativeGoogleRoutes: Sendable {
             do { scope = try TokenIssuer.externalSignInScope(fields["scope"], client: client) } catch {
                 throw NativeAppleRoutes.invalid(error.description, code: "invalid_scope", reason: "invalid_scope")
             }
+            // Tokens for a confidential client only with its own authentication (issue 14, item 7).
+            if client.kind == .confidential { try await authenticate(client, request, fields) }
         }
         let outcome = try await signIn.signIn(idToken: idToken, rawNonce: rawNonce, app: app, context: request.clientContext)
         if wantsTokens, let client {
-            var response = Response.json(try await issuer.issueForExternalSignIn(client: client, user: outcome.user, scope: scope,
-                                                                                 method: "google"))
+            let tokens: TokenResponse
+            do { tokens = try await issuer.issueForExternalSignIn(client: client, user: outcome.user, scope: scope, method: "google") } catch let error as OAuthError {
+                throw NativeAppleRoutes.invalid(error.description, status: 403, code: error.code.rawValue, reason: "no_consent")
+            }
+            var response = Response.json(tokens)
             NativeAppleRoutes.noStore(&response)
             return response
         }
@@ -63,5 +69,25 @@ struct NativeGoogleRoutes: Sendable {
         response.setCookie(cookies.sessionCookie(token: issued.token))
         NativeAppleRoutes.noStore(&response)
         return response
+    }
+
+    /// A confidential client's authentication: HTTP Basic (its id must be `app`) or `client_secret`.
+    private func authenticate(_ client: OAuthClient, _ request: Request, _ fields: [String: String]) async throws {
+        let credentials: ClientCredentials
+        do {
+            var parameters = fields
+            parameters["client_id"] = fields["app"]
+            credentials = try OAuthResponses.clientCredentials(request, parameters)
+        } catch {
+            throw NativeAppleRoutes.invalid(error.description, status: 401, code: "invalid_client", reason: "client_authentication")
+        }
+        guard case .none = credentials else {
+            do { _ = try await signIn.apps.registry.authenticate(credentials) } catch let error as OAuthError {
+                throw NativeAppleRoutes.invalid(error.description, status: 401, code: "invalid_client", reason: "client_authentication")
+            }
+            return
+        }
+        throw NativeAppleRoutes.invalid("A confidential client must authenticate (HTTP Basic or client_secret) to receive tokens.", status: 401,
+                                        code: "invalid_client", reason: "client_authentication")
     }
 }

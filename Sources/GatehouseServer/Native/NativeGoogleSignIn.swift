@@ -14,6 +14,8 @@ struct NativeGoogleSignIn: Sendable {
     let apps: NativeAppDirectory
     let linker: ProviderAccountLinker
     let audit: AuditTrail
+    /// One sign-in per ID token, in every process (issue 14, item 7), as for Apple.
+    let replay: SubjectTokenReplayGuard
 
     typealias Failure = NativeAppleSignIn.Failure
     typealias Outcome = NativeAppleSignIn.Outcome
@@ -39,6 +41,10 @@ struct NativeGoogleSignIn: Sendable {
         let profile: ExternalProfile
         do {
             profile = try await google.verifyNativeIDToken(idToken, audiences: app.googleClientIDs, rawNonce: rawNonce)
+            guard try await replay.firstUse(of: idToken, expiresAt: SubjectTokenReplayGuard.expiry(ofVerifiedJWT: idToken)) else {
+                throw Failure(status: 400, code: "invalid_grant", description: "This ID token was already used; sign in with Google again.",
+                              reason: "token_replayed")
+            }
         } catch let error as ProviderError {
             throw Self.failure(error)
         }
@@ -127,6 +133,7 @@ extension ProviderWiring {
         let linker = makeLinker(services: services)
         let google = registry.providers.lazy.compactMap { $0 as? OIDCProvider }.first { $0.kind == .google }
         return NativeGoogleSignIn(google: google, apps: NativeAppDirectory(registry: services.tokens.registry), linker: linker,
-                                  audit: services.audit)
+                                  audit: services.audit,
+                                  replay: SubjectTokenReplayGuard(store: services.database.flowStates, clock: services.clock))
     }
 }

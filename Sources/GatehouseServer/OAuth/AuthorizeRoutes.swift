@@ -69,7 +69,8 @@ struct AuthorizeRoutes: Sendable {
                 return errorRedirect(.loginRequired, "The user is not signed in.", authorizationRequest)
             }
             let id = try await pending.park(PendingAuthorization(parameters: parameters, requestedAt: requestedAt))
-            return signIn(pendingID: id, loginHint: authorizationRequest.loginHint, reauth: web.active != nil)
+            return signIn(pendingID: id, loginHint: authorizationRequest.loginHint, reauth: web.active != nil,
+                          provider: parameters.first { $0.key == "provider" }?.value)
         }
         // An account whose address is unproven gets no code (issue 14, item 2, AccountStanding): tell the
         // person why here, rather than send the client a code the token endpoint would refuse.
@@ -150,9 +151,14 @@ struct AuthorizeRoutes: Sendable {
         .redirect(to: authorization.errorRedirect(OAuthError(code, description), redirectURI: request.redirectURI, state: request.state))
     }
 
-    private func signIn(pendingID: String, loginHint: String?, reauth: Bool) -> Response {
+    private func signIn(pendingID: String, loginHint: String?, reauth: Bool, provider: String? = nil) -> Response {
         let back = "/oauth/authorize?" + URLEncodedForm(pairs: [(Self.pendingParameter, pendingID)]).encoded
         var target = "/sign-in?return_to=" + PercentDecoding.encode(back)
+        // The product's "Sign in with Google" (`provider=google`): in a Hotwire Native app the bridge script starts that
+        // provider at once from the sign-in page (the hint is a provider id, nothing else).
+        if let provider, provider.utf8.count <= 32, provider.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }) {
+            target += "&provider=" + provider.lowercased()
+        }
         if let loginHint { target += "&login_hint=" + PercentDecoding.encode(String(loginHint.prefix(320))) }
         if reauth { target += "&reauth=1" }
         return .redirect(to: target)

@@ -100,7 +100,7 @@ def gatehouse():
     server.stop()
 
 
-def make_browser(user_agent=None):
+def make_browser(user_agent=None, accept_insecure_certs=False):
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
@@ -111,6 +111,7 @@ def make_browser(user_agent=None):
         options.add_argument(flag)
     if user_agent:
         options.add_argument(f"--user-agent={user_agent}")
+    options.accept_insecure_certs = accept_insecure_certs   # a test's throwaway TLS certificate
     driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
     driver.set_page_load_timeout(20)
     return driver

@@ -10,6 +10,9 @@ Interface kept stable for other suites (native hand-off, Hotwire Native emulator
 - `extra_clients` are added to Gatehouse's `clients` config; `config` is merged into the rest of it.
 - `client_secret` is the secret the Rails app presents (default: the registered one); a wrong one proves the error page.
 - `gatehouse_env` / `rails_env` add environment variables to each process.
+- `https=True` (one origin only): nginx terminates TLS with a throwaway certificate, Gatehouse's public URL is https
+  (so its cookies are `__Secure-gatehouse_*`), and the Rails app trusts that certificate. Browsers need
+  `accept_insecure_certs`.
 - `cross_site_providers=True` serves the simulated Apple/Google/GitHub from a separate `gatehouse-simulator` at
   http://localhost:<port> (another site than Gatehouse's 127.0.0.1), so Apple's form_post is a real cross-site POST.
 """
@@ -34,13 +37,13 @@ CLIENT_SECRET = "example-rails-secret-0123456789abcdef"
 PREFIX = "/auth"  # where Gatehouse lives in the one-origin shape
 
 
-def wait_for(url, timeout, process=None, log=None):
+def wait_for(url, timeout, process=None, log=None, context=None):
     deadline = time.time() + timeout
     while time.time() < deadline:
         if process is not None and process.poll() is not None:
             raise RuntimeError(f"{url}: process exited\n" + "".join((log or [])[-40:]))
         try:
-            with urllib.request.urlopen(url, timeout=2):
+            with urllib.request.urlopen(url, timeout=2, context=context):
                 return
         except urllib.error.HTTPError:
             return  # it answers
@@ -52,9 +55,10 @@ def wait_for(url, timeout, process=None, log=None):
 class Nginx:
     """A private nginx on a loopback port: `/auth/` to Gatehouse (path kept), everything else to Rails."""
 
-    def __init__(self, port, gatehouse_port, rails_port):
+    def __init__(self, port, gatehouse_port, rails_port, tls=None):
         self.dir = pathlib.Path(tempfile.mkdtemp(prefix="gatehouse-nginx-"))
         (self.dir / "logs").mkdir()
+        listen = f"127.0.0.1:{port}" + (f" ssl;\n        ssl_certificate {tls[0]};\n        ssl_certificate_key {tls[1]}" if tls else "")
         conf = self.dir / "nginx.conf"
         conf.write_text(f"""
 daemon off;
@@ -75,7 +79,7 @@ http {{
     proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
     proxy_set_header X-Forwarded-Proto $scheme;
     server {{
-        listen 127.0.0.1:{port};
+        listen {listen};
         location = {PREFIX} {{ return 301 {PREFIX}/; }}
         location {PREFIX}/ {{ proxy_pass http://127.0.0.1:{gatehouse_port}; }}
         location / {{ proxy_pass http://127.0.0.1:{rails_port}; }}
@@ -96,16 +100,18 @@ http {{
 
 class RailsStack:
     def __init__(self, shape="two-hosts", demo=True, extra_clients=(), config=None, client_secret=None,
-                 gatehouse_env=None, rails_env=None, cross_site_providers=False):
+                 gatehouse_env=None, rails_env=None, cross_site_providers=False, https=False):
         assert shape in ("two-hosts", "one-origin"), shape
         self.shape = shape
         self.nginx = None
         self.simulator = None
         rails_port = free_port()
         gatehouse_port = free_port()
+        assert not https or shape == "one-origin", "https is for the one-origin shape (nginx terminates TLS)"
+        self.tls = self._make_certificate() if https else None
         if shape == "one-origin":
             self.public_port = free_port()
-            self.app_url = f"http://127.0.0.1:{self.public_port}"
+            self.app_url = f"{'https' if https else 'http'}://127.0.0.1:{self.public_port}"
             self.issuer = self.app_url + PREFIX
             rails_host = "127.0.0.1"
         else:
@@ -148,15 +154,31 @@ class RailsStack:
             "APP_URL": self.app_url, "PORT": str(rails_port), "BIND": rails_host,
             "DATABASE_PATH": os.path.join(self.rails_dir, "example.sqlite3"),
             "SECRET_KEY_BASE": os.urandom(32).hex(), "PYTHON": sys.executable,
+            **({"GATEHOUSE_CA_FILE": self.tls[0]} if self.tls else {}),
             **(rails_env or {}),
         })
         self.rails = subprocess.Popen([str(RAILS_ROOT / "bin" / "start")], env=rails_environment, cwd=RAILS_ROOT,
                                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         threading.Thread(target=self._read, daemon=True).start()
         if shape == "one-origin":
-            self.nginx = Nginx(self.public_port, self.gatehouse.port, rails_port)
+            self.nginx = Nginx(self.public_port, self.gatehouse.port, rails_port, tls=self.tls)
         wait_for(f"http://127.0.0.1:{rails_port}/session/new", 180, self.rails, self.rails_lines)
-        wait_for(self.issuer + "/.well-known/openid-configuration", 20)
+        wait_for(self.issuer + "/.well-known/openid-configuration", 20, context=self._ssl_context())
+
+    def _make_certificate(self):
+        """A throwaway self-signed certificate for 127.0.0.1 (the Rails app trusts it via GATEHOUSE_CA_FILE)."""
+        directory = tempfile.mkdtemp(prefix="gatehouse-tls-")
+        cert, key = os.path.join(directory, "cert.pem"), os.path.join(directory, "key.pem")
+        subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                        "-keyout", key, "-out", cert, "-days", "1", "-subj", "/CN=127.0.0.1",
+                        "-addext", "subjectAltName=IP:127.0.0.1"], check=True, capture_output=True)
+        return cert, key
+
+    def _ssl_context(self):
+        if not self.tls:
+            return None
+        import ssl
+        return ssl.create_default_context(cafile=self.tls[0])
 
     def _start_simulator(self):
         """A stand-alone provider simulator on another site (localhost); returns Gatehouse's `providers` section."""
@@ -211,3 +233,5 @@ class RailsStack:
             self.simulator.wait(timeout=10)
         if getattr(self, "rails_dir", None):
             shutil.rmtree(self.rails_dir, ignore_errors=True)
+        if getattr(self, "tls", None):
+            shutil.rmtree(os.path.dirname(self.tls[0]), ignore_errors=True)

@@ -1,7 +1,9 @@
 """The example Rails app (examples/rails) signs in through Gatehouse in headless Chromium, in both deployment shapes:
 one origin (nginx: the app at /, Gatehouse under /auth) and two hosts (Gatehouse 127.0.0.1, the app localhost)."""
+import hashlib
 import json
 import pathlib
+import sqlite3
 import sys
 import urllib.parse
 
@@ -12,7 +14,7 @@ from selenium.webdriver.support.ui import WebDriverWait
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
 from conftest import make_browser, screenshot  # noqa: E402
-from rails_app import RailsStack  # noqa: E402
+from rails_app import CLIENT_ID, RailsStack  # noqa: E402
 
 SHAPES = ["two-hosts", "one-origin"]
 PASSWORD = "rails example password"
@@ -58,7 +60,8 @@ def me(driver, stack):
 
 @pytest.fixture(scope="module", params=SHAPES)
 def stack(request):
-    s = RailsStack(shape=request.param, cross_site_providers=True)
+    # One origin is tested in its production form: TLS at nginx, Gatehouse at https://…/auth.
+    s = RailsStack(shape=request.param, cross_site_providers=True, https=request.param == "one-origin")
     s.create_user("ada@example.com", PASSWORD, name="Ada Lovelace")
     yield s
     s.stop()
@@ -66,7 +69,7 @@ def stack(request):
 
 @pytest.fixture
 def browser():
-    driver = make_browser()
+    driver = make_browser(accept_insecure_certs=True)   # the one-origin stack's throwaway certificate
     yield driver
     driver.quit()
 
@@ -90,14 +93,20 @@ def test_password_sign_in_ends_in_the_apps_session(stack, browser):
     assert browser.execute_script("return typeof window.Turbo === 'object' && !!Turbo.session")
     data = me(browser, stack)
     assert data["email"] == "ada@example.com" and data["sub"]
-    # The app's cookies never collide with Gatehouse's: every Gatehouse cookie has the gatehouse_ stem, and on one
-    # origin they are scoped to Gatehouse's path, so the app never receives them.
+    # The app's cookies never collide with Gatehouse's: every Gatehouse cookie has the gatehouse_ stem. On one origin
+    # (https) they are __Secure-gatehouse_* with Path=/auth and Secure — a __Host- cookie would need Path=/ — so the app
+    # never receives them; on their own host (plain-http loopback here) they are plain gatehouse_* at Path=/.
     cookies = browser.execute_cdp_cmd("Network.getAllCookies", {})["cookies"]
-    assert {"session_id", "_example_session"} <= {c["name"] for c in cookies}
-    gatehouse_cookies = [c for c in cookies if "gatehouse_" in c["name"]]
-    assert {c["name"] for c in gatehouse_cookies} >= {"gatehouse_session"}, cookies
-    expected_path = "/auth" if stack.shape == "one-origin" else "/"
-    assert all(c["path"] == expected_path for c in gatehouse_cookies), gatehouse_cookies
+    app = {c["name"]: c for c in cookies if "gatehouse_" not in c["name"]}
+    gatehouse = {c["name"]: c for c in cookies if "gatehouse_" in c["name"]}
+    assert {"session_id", "_example_session"} <= set(app) and app["session_id"]["path"] == "/"
+    if stack.shape == "one-origin":
+        assert "__Secure-gatehouse_session" in gatehouse, cookies
+        assert all(n.startswith("__Secure-gatehouse_") and c["path"] == "/auth" and c["secure"] for n, c in gatehouse.items())
+        assert app["session_id"]["secure"] and app["_example_session"]["secure"]
+    else:
+        assert "gatehouse_session" in gatehouse, cookies
+        assert all(n.startswith("gatehouse_") and c["path"] == "/" for n, c in gatehouse.items())
 
 
 @pytest.mark.parametrize("provider", ["apple", "google", "github"])
@@ -147,21 +156,25 @@ def test_silent_re_login_with_prompt_none(stack, browser):
     assert second["sub"] == first["sub"] and second["session_id"] != first["session_id"]
 
 
-@pytest.mark.parametrize("shape", SHAPES)
-def test_bad_client_secret_shows_a_clear_error_page(shape):
-    s = RailsStack(shape=shape, client_secret="not-the-registered-secret-000000")
-    driver = make_browser()
+def test_bad_client_secret_shows_a_clear_error_page(stack, browser):
+    """Gatehouse's registered secret was rotated and the app still presents the old one: the token request fails with
+    invalid_client and the app shows a page saying which setting to check."""
+    database = sqlite3.connect(f"{stack.gatehouse.dir}/gatehouse.sqlite")
+    (original,) = database.execute("SELECT secret_hash FROM oauth_clients WHERE id = ?", (CLIENT_ID,)).fetchone()
+    rotated = hashlib.sha256(b"a-new-secret-the-app-does-not-have-yet").hexdigest()
+    with database:
+        database.execute("UPDATE oauth_clients SET secret_hash = ? WHERE id = ?", (rotated, CLIENT_ID))
     try:
-        s.create_user("ada@example.com", PASSWORD)
-        driver.get(s.app_url + "/session/new")
-        click_and_wait(driver, driver.find_element(By.ID, "sign-in-gatehouse"))
-        fill(driver, email="ada@example.com", password=PASSWORD)
-        click_and_wait(driver, driver.find_element(By.CSS_SELECTOR, 'form[action$="/sign-in"] button[type=submit]'))
-        wait_for_url(driver, lambda u: u.startswith(s.app_url + "/login/failure"))
-        screenshot(driver, f"rails-{shape}-bad-secret")
-        text = driver.find_element(By.ID, "sign-in-error").text
+        browser.get(stack.app_url + "/session/new")
+        click_and_wait(browser, browser.find_element(By.ID, "sign-in-gatehouse"))
+        fill(browser, email="ada@example.com", password=PASSWORD)
+        click_and_wait(browser, browser.find_element(By.CSS_SELECTOR, 'form[action$="/sign-in"] button[type=submit]'))
+        wait_for_url(browser, lambda u: u.startswith(stack.app_url + "/login/failure"))
+        screenshot(browser, f"rails-{stack.shape}-bad-secret")
+        text = browser.find_element(By.ID, "sign-in-error").text
         assert "invalid_client" in text and "GATEHOUSE_CLIENT_SECRET" in text
-        assert me(driver, s) is None
+        assert me(browser, stack) is None
     finally:
-        driver.quit()
-        s.stop()
+        with database:
+            database.execute("UPDATE oauth_clients SET secret_hash = ? WHERE id = ?", (original, CLIENT_ID))
+        database.close()

@@ -19,9 +19,8 @@ module Example
     config.logger = ActiveSupport::Logger.new($stdout)
     config.secret_key_base = ENV.fetch("SECRET_KEY_BASE") { SecureRandom.hex(64) }
     config.hosts.clear # tests reach it as 127.0.0.1, localhost and through nginx
-    config.session_store :cookie_store, key: "_example_session", same_site: :lax
+    config.session_store :cookie_store, key: "_example_session", same_site: :lax,
+                                        secure: ENV.fetch("APP_URL", "").start_with?("https://")
     config.action_controller.default_protect_from_forgery = true
-    # Behind a reverse proxy that terminates TLS (the one-origin shape), trust X-Forwarded-Proto from loopback only.
-    config.force_ssl = false
   end
 end

@@ -3,6 +3,7 @@
 require Rails.root.join("lib/omniauth_openid_connect_pkce").to_s
 
 SWD.url_builder = URI::HTTP if ENV.fetch("GATEHOUSE_ISSUER").start_with?("http://") # loopback demo and tests only
+OpenIDConnect.http_config { |http| http.ssl_config.add_trust_ca(ENV["GATEHOUSE_CA_FILE"]) } if ENV["GATEHOUSE_CA_FILE"] # private CA
 
 OmniAuth.config.path_prefix = "/login" # OmniAuth's default /auth is where Gatehouse lives in the one-origin shape
 

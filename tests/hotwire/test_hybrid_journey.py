@@ -42,25 +42,28 @@ def launch(app, stack):
     return app
 
 
-def start_provider(app, provider, wait_for_bridge=True):
-    """Taps the Rails app's "Sign in with <provider>". Gatehouse either starts that provider through the
-    bridge at once (the product's `provider=` hint) or shows its sign-in page in the web view, where the
-    user taps the provider again; both are in-app, and either way the click reaches the bridge."""
+def start_provider(app, provider, wait_for_bridge=True, rails_button=None):
+    """Taps the Rails app's "Sign in with <provider>" (or `rails_button`). With the product's `provider=`
+    hint, Gatehouse's sign-in page starts that provider through the bridge by itself; without one (the
+    plain "Sign in", or a Gatehouse that ignores the hint) the user taps the provider on Gatehouse's page,
+    as soon as it shows (`wait_for_bridge=False`) or once the bridge knows the component."""
     mark = app.events.mark()
-    app.tap(f"#sign-in-{provider}")
+    app.tap(rails_button or f"#sign-in-{provider}")
     deadline = time.monotonic() + 20
     while time.monotonic() < deadline:
         if any(e.kind == "bridge_message" for e in app.events.all()[mark:]):
             return
-        try:
-            ready = " && window.nativeBridge.supportsComponent('sign-in-with-oauth')" if wait_for_bridge else ""
-            if app.evaluate(f"!!document.querySelector('form[action$=\"/auth/{provider}\"] button')"
-                            " && document.readyState !== 'loading' && !!window.nativeBridge" + ready):
-                app.tap(f"form[action$='/auth/{provider}'] button")
-                app.events.wait_for("bridge_message", component="sign-in-with-oauth", after=mark, timeout=15)
-                return
-        except Exception:
-            pass
+        hinted = "/sign-in" in app.current_url() and f"provider={provider}" in app.current_url()
+        if not hinted:
+            try:
+                ready = " && window.nativeBridge.supportsComponent('sign-in-with-oauth')" if wait_for_bridge else ""
+                if app.evaluate(f"!!document.querySelector('form[action$=\"/auth/{provider}\"] button')"
+                                " && document.readyState !== 'loading' && !!window.nativeBridge" + ready):
+                    app.tap(f"form[action$='/auth/{provider}'] button")
+                    app.events.wait_for("bridge_message", component="sign-in-with-oauth", after=mark, timeout=15)
+                    return
+            except Exception:
+                pass
         time.sleep(0.1)
     raise AssertionError("the provider never reached the bridge:\n" + app.events.describe())
 
@@ -193,7 +196,7 @@ def test_a_tap_before_the_bridge_is_ready_waits_and_then_signs_in(browser, stack
         app.launch()
         app.events.wait_for("visit_completed", location=stack.app_url + "/session/new", timeout=20)
         # Tap the provider on Gatehouse's page as soon as it shows, while native has not registered yet.
-        start_provider(app, "google", wait_for_bridge=False)
+        start_provider(app, "google", wait_for_bridge=False, rails_button="#sign-in-gatehouse")
         assert signed_in(app, stack, timeout=40) == 200
         message = app.events.wait_for("bridge_message", component="sign-in-with-oauth")
         page = message["metadata_url"]

@@ -161,6 +161,9 @@ class Pages:
             # The system browser's page: sets a cookie in *its* profile, then hands back to the app.
             outcome = query.get("result", "token")
             target = "myapp://auth-callback?" + ("token=tok123" if outcome == "token" else "error=access_denied")
+            if outcome == "https":
+                # An https callback (ASWebAuthenticationSession.Callback.https): loopback, and never requested.
+                target = f"https://127.0.0.1:{self.port}/app-callback?token=tok123"
             if outcome == "stay":
                 return send(200, page("Provider", '<p id="provider">sign in here</p>'), headers=[("Set-Cookie", "system=1; Path=/")])
             return send(302, b"", headers=[("Location", target), ("Set-Cookie", "system=1; Path=/")])

@@ -9,6 +9,8 @@ import time
 
 import pytest
 
+from emulator_fixtures import browser, make_app  # noqa: F401  (fixtures)
+
 from emulator import SignInWithOAuthComponent
 from pages import Pages
 
@@ -277,3 +279,14 @@ def test_authentication_session_error_callback_and_cancel_are_replied_to_the_pag
     reply = refused.events.wait_for("bridge_reply", timeout=10)
     assert reply["data"]["error"] == "access_denied"
     assert not refused.events.of("component_redeem")
+
+
+def test_authentication_session_hands_back_an_https_callback_on_its_host_and_path(make_app, pages):
+    component = SignInWithOAuthComponent(callback_scheme=None, https_callback=("127.0.0.1", "/app-callback"))
+    app = booted(make_app, pages, "/sign-in?result=https", components={"sign-in-with-oauth": component})
+    app.events.wait_for("bridge_registered", timeout=5)
+    app.tap("#sign-in")
+    done = app.events.wait_for("auth_session_completed", timeout=10)
+    assert done["url"] == f"https://127.0.0.1:{pages.port}/app-callback?token=tok123"
+    app.events.wait_for("visit_completed", location=pages.url("/turbo/signed-in"), timeout=10)
+    assert not [r for r in pages.requests if r[2].startswith("/app-callback")]   # handed back, never loaded

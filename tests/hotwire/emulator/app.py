@@ -14,7 +14,7 @@ import urllib.parse
 
 import requests
 
-from .auth_session import AuthenticationCancelled, AuthenticationSession
+from .auth_session import AuthenticationCancelled, AuthenticationSession, AuthenticationSessionClosed
 from .bridge import Bridge
 from .events import EventLog
 from .navigator import Navigator
@@ -120,8 +120,13 @@ class HotwireApp:
     def visible_web_view(self):
         return self.navigator.active_session.web_view
 
-    def evaluate(self, expression, web_view=None):
-        return (web_view or self.visible_web_view).evaluate(expression)
+    def evaluate(self, expression, web_view=None, await_promise=False):
+        return (web_view or self.visible_web_view).evaluate(expression, await_promise=await_promise)
+
+    def fetch_status(self, path, web_view=None):
+        """What `fetch(path)` from the page answers (status), with the web view's cookies."""
+        return self.evaluate(f"fetch({json.dumps(path)}, {{credentials: 'same-origin'}}).then((r) => r.status)",
+                             web_view, await_promise=True)
 
     def current_url(self):
         return self.visible_web_view.url
@@ -241,6 +246,8 @@ class SignInWithOAuthComponent:
         if self.act:
             try:
                 self.act(session)
+            except AuthenticationSessionClosed:
+                pass   # the callback arrived while the user was still acting: nothing left to do
             except Exception:
                 app.events.record("emulator_error", error=traceback.format_exc()[-2000:])
         try:

@@ -13,6 +13,10 @@ class AuthenticationCancelled(Exception):
     pass
 
 
+class AuthenticationSessionClosed(Exception):
+    """The session already handed its callback back (or was cancelled): its page is gone."""
+
+
 class AuthenticationSession:
     def __init__(self, app, url, callback_scheme=None, https_callback=None, name="auth"):
         self.app = app
@@ -37,8 +41,8 @@ class AuthenticationSession:
         app.events.record("auth_session_started", url=url, callback_scheme=callback_scheme, https_callback=https_callback)
         self.send("Page.navigate", {"url": url}, wait=False)
 
-    def send(self, method, params=None, wait=True):
-        return self.browser.send(method, params, session_id=self.session_id, wait=wait)
+    def send(self, method, params=None, wait=True, timeout=20):
+        return self.browser.send(method, params, session_id=self.session_id, wait=wait, timeout=timeout)
 
     def is_callback(self, url):
         parts = urllib.parse.urlsplit(url)
@@ -102,13 +106,18 @@ class AuthenticationSession:
 
     # For tests playing the user inside the system browser.
     def evaluate(self, expression):
-        result = self.send("Runtime.evaluate", {"expression": expression, "returnByValue": True})
+        if self.done.is_set():
+            raise AuthenticationSessionClosed()
+        # Short: the session's page closes as soon as the callback is reached, and a command sent to a
+        # closing target may never be answered.
+        result = self.send("Runtime.evaluate", {"expression": expression, "returnByValue": True}, timeout=3)
         return result.get("result", {}).get("value")
 
     def current_url(self):
         return self.evaluate("location.href")
 
     def wait_for_page(self, predicate_js, timeout=15):
+        """True once the predicate holds on the system browser's page; False when the session ended."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.done.is_set():
@@ -119,6 +128,8 @@ class AuthenticationSession:
             except Exception:
                 pass
             time.sleep(0.05)
+        if self.done.is_set():
+            return False
         raise AssertionError(f"system browser: {predicate_js} not true within {timeout} s (at {self.pages[-1:]})")
 
     def click(self, selector):

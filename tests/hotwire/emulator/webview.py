@@ -90,13 +90,18 @@ class WebView:
 
     def load(self, url):
         """`webView.load(URLRequest(url:))`: a main-frame navigation of type "other"."""
+        parts = urllib.parse.urlsplit(url)
+        if parts.scheme in ("http", "https") and not parts.path:
+            url = parts._replace(path="/").geturl()   # as the browser will request it
         self.pending_load = url
         self.app.events.record("web_view_load", self.name, url=url)
         self.send("Page.navigate", {"url": url}, wait=False)
 
-    def evaluate(self, expression, wait=True):
-        """`evaluateJavaScript`; returns the value, raises on a JavaScript exception."""
-        result = self.send("Runtime.evaluate", {"expression": expression, "returnByValue": True, "awaitPromise": False}, wait=wait)
+    def evaluate(self, expression, wait=True, await_promise=False):
+        """`evaluateJavaScript`; returns the value, raises on a JavaScript exception. `await_promise`
+        only from a test's thread (never the app's main thread)."""
+        result = self.send("Runtime.evaluate", {"expression": expression, "returnByValue": True, "awaitPromise": await_promise},
+                           wait=wait)
         if not wait:
             return None
         if "exceptionDetails" in result:
@@ -139,7 +144,7 @@ class WebView:
         if params.get("networkId"):
             self.request_types[params["networkId"]] = kind
         self.app.events.record("navigation", self.name, url=url, navigation_type=kind, main_frame=main, redirect=redirect,
-                               method=params["request"].get("method"))
+                               method=params["request"].get("method"), origin=params["request"].get("headers", {}).get("Origin"))
         self._decide(url, kind, main, redirect, request_id)
 
     def _decide(self, url, kind, main, redirect, request_id):

@@ -1,5 +1,6 @@
 """Fixtures for the Hotwire Native emulator tests: one Chromium per module, one app (own browser
-context, so own cookies) per test."""
+context, so own cookies) per test. Imported by the test modules (not a conftest.py: tests/conftest.py is
+the `conftest` module the Rails fixture imports)."""
 import os
 import sys
 

@@ -1,0 +1,246 @@
+"""The hybrid journey on the example Rails app under the Hotwire Native iOS emulator.
+
+Launch on the Rails app (one origin: Rails at /, Gatehouse under /auth) → "Sign in with Google /
+Apple / GitHub" → ASWebAuthenticationSession (its own profile) → back in the app → the web view is
+signed in to the *Rails* app (`/me` 200), with no visit failing and nothing leaving the web view but
+the authentication session. Then the other cases of issue #13 item 2.
+"""
+import json
+import time
+
+import pytest
+
+from emulator_fixtures import browser, make_app  # noqa: F401  (fixtures)
+
+from journey_support import RailsStack, SystemBrowserUser, make_hybrid_app, query_of
+
+
+@pytest.fixture(scope="module")
+def stack():
+    s = RailsStack(shape="one-origin")
+    yield s
+    s.stop()
+
+
+def assert_stayed_in_the_web_view(app):
+    """Nothing but the authentication session left the web view; no visit failed; the bridge was used right."""
+    events = app.events
+    assert not events.of("web_view_left_app_host"), events.of("web_view_left_app_host")
+    assert not events.of("routed_to_safari"), events.of("routed_to_safari")
+    assert not events.of("routed_to_system"), events.of("routed_to_system")
+    assert not events.of("visit_failed"), events.of("visit_failed")
+    assert not events.of("page_load_failed"), events.of("page_load_failed")
+    assert not events.of("bridge_violation"), events.of("bridge_violation")
+    assert not events.of("bridge_message_dropped"), events.of("bridge_message_dropped")
+    assert not events.of("emulator_error"), events.of("emulator_error")
+
+
+def launch(app, stack):
+    app.launch()
+    app.events.wait_for("visit_completed", location=stack.app_url + "/session/new", timeout=20)
+    app.events.wait_for("bridge_registered", timeout=10)
+    return app
+
+
+def start_provider(app, provider, wait_for_bridge=True, rails_button=None):
+    """Taps the Rails app's "Sign in with <provider>" (or `rails_button`). With the product's `provider=`
+    hint, Gatehouse's sign-in page starts that provider through the bridge by itself; without one (the
+    plain "Sign in", or a Gatehouse that ignores the hint) the user taps the provider on Gatehouse's page,
+    as soon as it shows (`wait_for_bridge=False`) or once the bridge knows the component."""
+    mark = app.events.mark()
+    app.tap(rails_button or f"#sign-in-{provider}")
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        if any(e.kind == "bridge_message" for e in app.events.all()[mark:]):
+            return
+        hinted = "/sign-in" in app.current_url() and f"provider={provider}" in app.current_url()
+        if not hinted:
+            try:
+                ready = " && window.nativeBridge.supportsComponent('sign-in-with-oauth')" if wait_for_bridge else ""
+                if app.evaluate(f"!!document.querySelector('form[action$=\"/auth/{provider}\"] button')"
+                                " && document.readyState !== 'loading' && !!window.nativeBridge" + ready):
+                    app.tap(f"form[action$='/auth/{provider}'] button")
+                    app.events.wait_for("bridge_message", component="sign-in-with-oauth", after=mark, timeout=15)
+                    return
+            except Exception:
+                pass
+        time.sleep(0.1)
+    raise AssertionError("the provider never reached the bridge:\n" + app.events.describe())
+
+
+def signed_in(app, stack, timeout=30):
+    """Waits until the web view shows the Rails app signed in, and returns /me's status."""
+    app.wait_for_page("document.getElementById('signed-in-as')", timeout=timeout)
+    assert app.current_url().startswith(stack.app_url + "/") and "/auth/" not in app.current_url(), app.current_url()
+    return app.fetch_status("/me")
+
+
+@pytest.mark.parametrize("provider", ["google", "apple", "github"])
+def test_sign_in_with_a_provider_ends_signed_in_to_the_rails_app(browser, stack, provider):
+    user = SystemBrowserUser(f"{provider}.journey@example.com")
+    app = launch(make_hybrid_app(browser, stack, user), stack)
+    try:
+        start_provider(app, provider)
+        completed = app.events.wait_for("auth_session_completed", timeout=30)
+        assert "token" in query_of(completed["url"]), completed
+        assert signed_in(app, stack) == 200
+        assert app.evaluate("document.getElementById('signed-in-as').textContent") == f"{provider}.journey@example.com"
+        assert_stayed_in_the_web_view(app)
+        assert len(app.events.of("auth_session_started")) == 1
+        # The system browser's cookies stayed in its own profile; the app's web view has the Rails session.
+        assert any(c["name"].startswith("_") or "session" in c["name"] for c in app.cookies())
+    finally:
+        app.close()
+
+
+def test_sign_in_with_gatehouses_path_rules_in_the_apps_configuration(browser, stack):
+    """The product's path configuration carries Gatehouse's rules (sign-in pages modal, the redeem
+    replacing the current screen in the default context): the routed redeem follows them, and the
+    journey still ends signed in."""
+    user = SystemBrowserUser("modal.journey@example.com")
+    rules = [("server", stack.issuer + "/configurations/ios_v1.json")]
+    app = launch(make_hybrid_app(browser, stack, user, path_configuration=rules), stack)
+    try:
+        assert app.path_configuration.loaded_from == stack.issuer + "/configurations/ios_v1.json"
+        start_provider(app, "google")
+        assert signed_in(app, stack) == 200
+        redeem = app.events.wait_for("component_redeem")["url"]
+        routed = app.events.of("routed_in_app", url=redeem)
+        assert routed and routed[0]["context"] == app.path_configuration.properties(redeem).get("context", "default")
+        assert routed[0]["presentation"] == app.path_configuration.properties(redeem).get("presentation", "default")
+        assert_stayed_in_the_web_view(app)
+    finally:
+        app.close()
+
+
+def test_link_a_provider_from_inside_the_app(browser, stack):
+    user = SystemBrowserUser("linker.journey@example.com")
+    app = launch(make_hybrid_app(browser, stack, user), stack)
+    try:
+        start_provider(app, "google")
+        assert signed_in(app, stack) == 200
+        mark = app.events.mark()
+        app.run_on_main(app.navigator.route, stack.issuer + "/account")
+        app.wait_for_page("document.querySelector('form[action$=\"/auth/github/link\"]')", timeout=15)
+        user.email = "linker.github@example.com"
+        app.tap("form[action$='/auth/github/link'] button")
+        app.events.wait_for("auth_session_completed", after=mark, timeout=30)
+        app.wait_for_page("/GitHub/.test(document.body.innerText) && !document.querySelector('form[action$=\"/auth/github/link\"]')",
+                          timeout=20)
+        assert_stayed_in_the_web_view(app)
+        assert app.fetch_status("/me") == 200
+    finally:
+        app.close()
+
+
+def test_cancelling_at_the_provider_returns_an_error_to_the_app(browser, stack):
+    user = SystemBrowserUser("cancel.journey@example.com", at_provider="cancel")
+    app = launch(make_hybrid_app(browser, stack, user), stack)
+    try:
+        start_provider(app, "google")
+        completed = app.events.wait_for("auth_session_completed", timeout=30)
+        assert "error" in query_of(completed["url"]) and "token" not in query_of(completed["url"]), completed
+        reply = app.events.wait_for("bridge_reply", timeout=10)
+        assert reply["data"]["error"]
+        time.sleep(0.5)
+        assert not app.events.of("component_redeem")
+        assert app.fetch_status("/me") == 401
+        assert_stayed_in_the_web_view(app)
+    finally:
+        app.close()
+
+
+def test_account_exists_returns_an_error_to_the_app(browser, stack):
+    stack.create_user("exists.journey@example.com", "a long enough password", name="Existing")
+    user = SystemBrowserUser("exists.journey@example.com")
+    app = launch(make_hybrid_app(browser, stack, user), stack)
+    try:
+        start_provider(app, "google")
+        completed = app.events.wait_for("auth_session_completed", timeout=30)
+        assert "error" in query_of(completed["url"]), f"the system browser was not handed back: {user.seen}"
+        reply = app.events.wait_for("bridge_reply", timeout=10)
+        assert reply["data"]["error"]
+        assert app.fetch_status("/me") == 401
+        assert_stayed_in_the_web_view(app)
+    finally:
+        app.close()
+
+
+def test_a_reused_hand_off_token_is_refused(browser, stack):
+    user = SystemBrowserUser("reuse.journey@example.com")
+    app = launch(make_hybrid_app(browser, stack, user), stack)
+    try:
+        start_provider(app, "google")
+        app.events.wait_for("bridge_message", component="sign-in-with-oauth", timeout=20)
+        pending = app.evaluate("localStorage.getItem('gatehouse.handoff')")
+        assert pending, "the web side kept no verifier"
+        assert signed_in(app, stack) == 200
+        redeem = app.events.wait_for("component_redeem")["url"]
+        # The same callback comes again, with the same verifier in place: the token is spent.
+        app.evaluate("localStorage.setItem('gatehouse.handoff', %s)" % json.dumps(pending))
+        mark = app.events.mark()
+        app.run_on_main(app.main_session.web_view.load, redeem)
+        refused = app.events.wait_for("response", after=mark, timeout=20,
+                                      predicate=lambda e: "/native/redeem" in e["url"] and e["status"] >= 400)
+        assert refused["status"] == 400
+        app.wait_for_page("Array.from(document.querySelectorAll('[role=alert]')).some((e) => !e.hidden)", timeout=10)
+        assert not app.events.of("web_view_left_app_host")
+    finally:
+        app.close()
+
+
+def test_a_tap_before_the_bridge_is_ready_waits_and_then_signs_in(browser, stack):
+    user = SystemBrowserUser("early.journey@example.com")
+    app = make_hybrid_app(browser, stack, user, register_delay=1.0)
+    try:
+        app.launch()
+        app.events.wait_for("visit_completed", location=stack.app_url + "/session/new", timeout=20)
+        # Tap the provider on Gatehouse's page as soon as it shows, while native has not registered yet.
+        start_provider(app, "google", wait_for_bridge=False, rails_button="#sign-in-gatehouse")
+        assert signed_in(app, stack, timeout=40) == 200
+        message = app.events.wait_for("bridge_message", component="sign-in-with-oauth")
+        page = message["metadata_url"]
+        tap = [e for e in app.events.of("tap") if e["url"] == page]
+        registered = [e for e in app.events.of("bridge_registered") if e["url"] == page]
+        assert tap and registered and tap[0].time < registered[0].time, "the tap did not come before register()"
+        assert registered[0].time <= message.time, "the click reached native before register() on its page"
+        assert_stayed_in_the_web_view(app)
+    finally:
+        app.close()
+
+
+def redeem_refusals(app, after=0):
+    return [e for e in app.events.all()[after:]
+            if e.kind == "response" and "/native/redeem" in e["url"] and (e["status"] or 0) >= 400]
+
+
+def test_a_wrong_verifier_is_refused_and_spends_the_token(browser, stack):
+    user = SystemBrowserUser("verifier.journey@example.com")
+    app = launch(make_hybrid_app(browser, stack, user), stack)
+    try:
+        saved = {}
+
+        def tamper_then_act(session):
+            # Before the app comes back, the web view's stored verifier is replaced.
+            saved["pending"] = app.evaluate("localStorage.getItem('gatehouse.handoff')")
+            app.evaluate("(() => { const k = 'gatehouse.handoff'; const v = JSON.parse(localStorage.getItem(k));"
+                         " v.verifier = 'A'.repeat(43); localStorage.setItem(k, JSON.stringify(v)); })()")
+            user(session)
+
+        app.component.act = tamper_then_act
+        start_provider(app, "google")
+        redeem = app.events.wait_for("component_redeem", timeout=30)["url"]
+        app.events.wait_for("response", timeout=20, predicate=lambda e: "/native/redeem" in e["url"] and (e["status"] or 0) >= 400)
+        assert [e["status"] for e in redeem_refusals(app)] == [400]
+        app.wait_for_page("Array.from(document.querySelectorAll('[role=alert]')).some((e) => !e.hidden)", timeout=10)
+        assert app.fetch_status("/me") == 401
+        # The right verifier afterwards does not help: the wrong one spent the token.
+        app.evaluate("localStorage.setItem('gatehouse.handoff', %s)" % json.dumps(saved["pending"]))
+        mark = app.events.mark()
+        app.run_on_main(app.main_session.web_view.load, redeem)
+        app.events.wait_for("response", after=mark, timeout=20,
+                            predicate=lambda e: "/native/redeem" in e["url"] and (e["status"] or 0) >= 400)
+        assert app.fetch_status("/me") == 401
+        assert not app.events.of("web_view_left_app_host")
+    finally:
+        app.close()

@@ -12,7 +12,7 @@ public struct ConfiguredClient: Sendable {
         let prefix = "clients[\(index)]"
         guard let object = value as? [String: Any] else { throw ConfigurationError(key: prefix, problem: "must be an object") }
         let known: Set = ["id", "name", "type", "secret", "secret_env", "redirect_uris", "post_logout_redirect_uris", "grants",
-                          "scopes", "first_party", "allow_localhost", "web_origins", "native"]
+                          "scopes", "first_party", "allow_localhost", "web_origins", "native", "introspect_any"]
         for key in object.keys where !known.contains(key) {
             throw ConfigurationError(key: "\(prefix).\(key)", problem: "unknown setting")
         }
@@ -58,6 +58,13 @@ public struct ConfiguredClient: Sendable {
                 throw ConfigurationError(key: "\(prefix).native", problem: "must be an object")
             }
             metadata = String(decoding: data, as: UTF8.self)
+        }
+        // A resource server that may introspect tokens of every client (others see only their own).
+        if try flag("introspect_any") {
+            var object = (try? JSONSerialization.jsonObject(with: Data(metadata.utf8)) as? [String: Any]) ?? [:]
+            object["introspect_any"] = true
+            metadata = String(decoding: (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8),
+                              as: UTF8.self)
         }
         let registration = ClientRegistration(
             id: id, name: try string("name") ?? id, kind: kind, redirectURIs: try strings("redirect_uris") ?? [],

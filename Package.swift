@@ -11,7 +11,7 @@ let package = Package(
         .library(name: "GatehouseClientApple", targets: ["GatehouseClientApple"]),
         .executable(name: "gatehouse-simulator", targets: ["GatehouseSimulatorServer"]),
         // For fuzz/Package.swift only (a separate package, so sanitizer flags stay out of this one).
-        .library(name: "GatehouseParsersForFuzzing", targets: ["GatehouseHTTP", "GatehouseCrypto", "GatehouseProviders"]),
+        .library(name: "GatehouseParsersForFuzzing", targets: ["GatehouseHTTP", "GatehouseCrypto", "GatehouseProviders", "GatehouseIdentity"]),
     ],
     targets: [
         // MARK: C shims (Debian -dev packages through pkg-config)

@@ -31,6 +31,8 @@ requests = {
     "delete": "DELETE /oauth/clients/x HTTP/1.1\r\n\r\n",
     "bad-escape": "GET /email/verify/%zz HTTP/1.1\r\n\r\n",
     "json-body": "POST /native/redeem HTTP/1.1\r\nContent-Type: application/json\r\n\r\n{\"token\":\"t\"}",
+    "deferred-get": "GET /native/redeem/tok123 HTTP/1.1\r\n\r\n",
+    "deferred-head": "HEAD /email/confirm/tok123 HTTP/1.1\r\n\r\n",
     "well-known": "GET /.well-known/openid-configuration HTTP/1.1\r\nAccept: application/json\r\n\r\n",
 }
 for name, text in requests.items():
@@ -109,3 +111,14 @@ write("providers", "github-ok", b"\x02\x00\x00" + b'{"access_token":"gho_x","tok
 write("providers", "github-error", b"\x02\x00\x00" + b'{"error":"bad_verification_code"}' + b"\x00\x00")
 # Regression: a float GitHub id trapped Int64(_:) in GitHubProvider (found by this fuzzer).
 write("providers", "github-float-id", b"\x02\x00\x00" + b'{"access_token":"t"}' + b"\x00" + b'{"id":1e300}' + b"\x00" + b'[{"email":"a@b.c","primary":true,"verified":true}]')
+
+# oauth-params: presented redirect URI (also parsed as a scope) NUL registered URIs...
+for name, strings in {
+    "exact": ["com.example.app:/cb", "com.example.app:/cb", "https://app.example/cb"],
+    "loopback-port": ["http://127.0.0.1:61234/cb?x=1", "http://127.0.0.1/cb?x=1"],
+    "loopback-v6": ["http://[::1]:8080/", "http://[::1]:1/"],
+    "userinfo": ["http://127.0.0.1:80@evil.example/cb", "http://127.0.0.1/cb"],
+    "localhost": ["http://localhost:3000/cb", "http://localhost/cb", "https://h.example/#frag", "javascript:alert(1)"],
+    "scope": ["openid email profile offline_access openid", "openid"],
+}.items():
+    write("oauth-params", name, b"\x00".join(s.encode() for s in strings))

@@ -10,8 +10,15 @@ enum FuzzedApplication {
         "/assets/{path...}", "/users/{user}/identities/{provider}", "/.well-known/openid-configuration",
     ]
 
+    /// Deferred (async) GET routes that change state, like the real redeem and verify links: `HEAD`
+    /// must never reach them (issue 14, item 20).
+    static let deferredPatterns = ["/native/redeem/{token}", "/email/confirm/{token}"]
+
     static let pipeline: RequestPipeline = {
         var router = Router()
+        for pattern in deferredPatterns {
+            router.get(pattern) { (_: Request) async throws -> Response in .text("spent") }
+        }
         for pattern in patterns {
             router.on(.get, pattern, { (request: Request) throws -> Response in try handle(request, pattern) })
             if pattern != "/" && !pattern.hasPrefix("/assets") {

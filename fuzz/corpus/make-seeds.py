@@ -122,3 +122,6 @@ for name, strings in {
     "scope": ["openid email profile offline_access openid", "openid"],
 }.items():
     write("oauth-params", name, b"\x00".join(s.encode() for s in strings))
+# Regressions: an empty userinfo before a loopback host; a kid-less and an empty-kid copy of one key (the cache mixed them up).
+write("oauth-params", "empty-userinfo", b"http://@[::1]\x00http://[::1]/")
+write("jwk", "kid-empty-and-missing", json.dumps({"keys": [dict(jwks["okp"], kid=""), {k: v for k, v in jwks["okp"].items() if k != "kid"}]}))

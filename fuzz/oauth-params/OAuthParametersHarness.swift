@@ -1,3 +1,4 @@
+import Foundation
 import FuzzSupport
 import GatehouseIdentity
 
@@ -7,8 +8,8 @@ import GatehouseIdentity
 /// The input is NUL-separated strings: the presented redirect URI, then the registered ones.
 /// Properties, checked on the raw text rather than through `URLComponents` (which the code uses):
 /// a match is the exact string or a loopback `http` URI that differs from a registered one only in
-/// its port; a URI that registers has no fragment, and plain `http` only for a loopback or
-/// `localhost` host; a scope parses to distinct tokens of allowed characters and its text re-parses
+/// its port; a URI that registers has no fragment, and plain `http` only when the host a browser
+/// would go to (WHATWG parsing, not RFC 3986) is loopback or an allowed `localhost`; a scope parses to distinct tokens of allowed characters and its text re-parses
 /// to the same scope.
 func fuzzOAuthParameters(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let strings = bytes(data, size).split(separator: 0, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
@@ -25,9 +26,8 @@ func fuzzOAuthParameters(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
             require(!uri.utf8.contains(UInt8(ascii: "#")), "registered \(uri) with a fragment")
             let lower = uri.lowercased()
             if lower.hasPrefix("http:") {
-                let hosts = ["http://127.0.0.1", "http://[::1]"] + (allowLocalhost ? ["http://localhost"] : [])
-                require(hosts.contains { lower.hasPrefix($0) && authorityEnds(lower, after: $0.utf8.count) },
-                        "registered plain-http \(uri) on a host that is not loopback")
+                let hosts = ["127.0.0.1", "[::1]"] + (allowLocalhost ? ["localhost"] : [])
+                require(browserHost(lower).map(hosts.contains) == true, "registered plain-http \(uri) on a host that is not loopback")
             }
             require(!["javascript:", "data:", "file:", "vbscript:"].contains { lower.hasPrefix($0) }, "registered \(uri)")
         }
@@ -41,13 +41,21 @@ func fuzzOAuthParameters(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     return 0
 }
 
-/// The host ends at `offset`: a port, a path, a query or the end follows (not `.evil`, `@`, …).
-private func authorityEnds(_ text: String, after offset: Int) -> Bool {
-    let bytes = Array(text.utf8)
-    guard offset < bytes.count else { return true }
-    return [UInt8(ascii: ":"), UInt8(ascii: "/"), UInt8(ascii: "?")].contains(bytes[offset])
-        && !(bytes[offset] == UInt8(ascii: ":") && bytes[(offset + 1)...].prefix { $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "?") }
-            .contains { !(0x30...0x39).contains($0) })
+/// The host a browser navigates to for an `http://` URL (WHATWG URL): the authority ends at the first
+/// `/ ? #` or `\\`, userinfo ends at its last `@`, a port must be digits, the host is percent-decoded.
+/// Works on scalars: a combining mark must not hide a `/` or `@`. Nil when there is no such host.
+private func browserHost(_ url: String) -> String? {
+    let scalars = Array(url.unicodeScalars)
+    guard url.hasPrefix("http://") else { return nil }
+    let authority = scalars[7...].prefix { !"/?#\\".unicodeScalars.contains($0) }
+    var host = authority.lastIndex(of: "@").map { authority[($0 + 1)...] } ?? authority[...]
+    if let colon = host.lastIndex(of: ":"), !host[colon...].contains("]") {
+        guard host[(colon + 1)...].allSatisfy({ (0x30...0x39).contains($0.value) }) else { return nil }
+        host = host[..<colon]
+    }
+    var text = ""
+    text.unicodeScalars.append(contentsOf: host)
+    return text.removingPercentEncoding ?? text
 }
 
 /// `http://127.0.0.1:PORT/rest` or `http://[::1]:PORT/rest` without `:PORT`; nil for anything else.

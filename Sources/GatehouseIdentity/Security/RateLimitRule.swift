@@ -22,6 +22,8 @@ public struct RateLimitPolicy: Sendable {
     public var passwordForgotPerIP: [RateLimitRule]
     public var passwordForgotPerAccount: [RateLimitRule]
     public var passwordResetPerIP: [RateLimitRule]
+    /// Current-password checks of a signed-in account (`/account/password`, `/account/delete`), per account.
+    public var currentPasswordPerAccount = [RateLimitRule(bucket: "password_check.account", limit: 5, window: 900)]
 
     public init(signInPerIP: [RateLimitRule] = [RateLimitRule(bucket: "sign_in.ip", limit: 10, window: 180)],
                 signInPerAccount: [RateLimitRule] = [
@@ -39,6 +41,10 @@ public struct RateLimitPolicy: Sendable {
     }
 
     /// No limits at all: for benchmarks and load tests only, never production.
-    public static let disabled = RateLimitPolicy(signInPerIP: [], signInPerAccount: [], signUpPerIP: [], passwordForgotPerIP: [],
-                                                 passwordForgotPerAccount: [], passwordResetPerIP: [])
+    public static let disabled: RateLimitPolicy = {
+        var policy = RateLimitPolicy(signInPerIP: [], signInPerAccount: [], signUpPerIP: [], passwordForgotPerIP: [],
+                                     passwordForgotPerAccount: [], passwordResetPerIP: [])
+        policy.currentPasswordPerAccount = []
+        return policy
+    }()
 }

@@ -24,7 +24,8 @@ public struct TokenGrant: Sendable {
     }
 }
 
-/// Mints access tokens (RFC 9068 JWTs), ID tokens and refresh tokens, all signed with the key ring's current key.
+/// Mints access tokens (RFC 9068 JWTs, ES256), ID tokens (RS256, or the client's `id_token_signed_response_alg`)
+/// and refresh tokens, signed with the key ring's current key of each algorithm.
 public struct TokenIssuer: Sendable {
     public let settings: OAuthSettings
     let keys: SigningKeyRing
@@ -54,6 +55,11 @@ public struct TokenIssuer: Sendable {
     /// `refreshValue` fixes the refresh token's value (rotation passes the derived successor).
     public func issue(_ grant: TokenGrant, storeRefreshToken: Bool = true, refreshValue fixedRefreshValue: String? = nil) async throws
         -> (response: TokenResponse, refresh: RefreshToken?) {
+        // Every grant ends here: an account whose email is unproven (or that is disabled) gets no tokens
+        // (issue #14 item 2, AccountStanding).
+        if let user = grant.user {
+            do { try AccountStanding.requireTokenIssuance(user) } catch { throw OAuthError.invalidGrant(error.message) }
+        }
         let now = clock.now()
         let key = try await keys.signingKey()
         let accessToken = try accessTokenJWT(grant, key: key, now: now)
@@ -71,7 +77,9 @@ public struct TokenIssuer: Sendable {
         }
         var idToken: String?
         if grant.scope.contains(Scope.openID), let user = grant.user {
-            idToken = try idTokenJWT(grant, user: user, accessToken: accessToken, key: key, now: now)
+            let idKey = grant.client.idTokenSigningAlgorithm == key.algorithm
+                ? key : try await keys.signingKey(grant.client.idTokenSigningAlgorithm)
+            idToken = try idTokenJWT(grant, user: user, accessToken: accessToken, key: idKey, now: now)
         }
         let response = TokenResponse(accessToken: accessToken, expiresIn: Int(settings.accessTokenLifetime),
                                      refreshToken: refreshValue, idToken: idToken, scope: grant.scope.description)

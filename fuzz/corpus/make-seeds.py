@@ -125,3 +125,4 @@ for name, strings in {
 # Regressions: an empty userinfo before a loopback host; a kid-less and an empty-kid copy of one key (the cache mixed them up).
 write("oauth-params", "empty-userinfo", b"http://@[::1]\x00http://[::1]/")
 write("jwk", "kid-empty-and-missing", json.dumps({"keys": [dict(jwks["okp"], kid=""), {k: v for k, v in jwks["okp"].items() if k != "kid"}]}))
+write("oauth-params", "backslash-userinfo", b"http://evil.example\\@127.0.0.1/cb\x00http://127.0.0.1/cb")

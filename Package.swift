@@ -12,6 +12,8 @@ let package = Package(
         .library(name: "GatehouseClient", targets: ["GatehouseClient"]),
         .library(name: "GatehouseClientApple", targets: ["GatehouseClientApple"]),
         .executable(name: "gatehouse-simulator", targets: ["GatehouseSimulatorServer"]),
+        // For fuzz/Package.swift only (a separate package, so sanitizer flags stay out of this one).
+        .library(name: "GatehouseParsersForFuzzing", targets: ["GatehouseHTTP", "GatehouseCrypto", "GatehouseProviders", "GatehouseIdentity"]),
     ],
     targets: [
         // MARK: C shims (Debian -dev packages through pkg-config)

@@ -129,7 +129,10 @@ public final class VerificationKeyCache: Sendable {
 
     /// The cached key for `jwk`, building and storing it on a miss.
     public func key(for jwk: JWK) throws(JOSEError) -> VerificationKey {
-        let identity = try jwk.canonicalPublicJSON() + "|" + (jwk.algorithm ?? "") + "|" + (jwk.keyID ?? "") + "|" + (jwk.use ?? "")
+        // A JSON array keeps the parts apart: joined with "|", a missing `kid` and an empty one were the
+        // same entry, so one JWK got the other's `keyID` (found by fuzz/jwk).
+        let parts: [String?] = [try jwk.canonicalPublicJSON(), jwk.algorithm, jwk.keyID, jwk.use]
+        let identity = String(decoding: JSONValue.array(parts.map { $0.map(JSONValue.string) ?? .null }).jsonBytes, as: UTF8.self)
         if let hit = entries.withLock({ $0[identity] }) { return hit }
         let key = try VerificationKey.build(jwk: jwk)
         entries.withLock { cache in

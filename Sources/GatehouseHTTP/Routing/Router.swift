@@ -160,7 +160,10 @@ public struct Router: Sendable {
 
     private static func segments(of path: String) -> [String] {
         // "/" is the root (no segments); a trailing slash is a distinct, empty last segment.
-        guard path != "/" else { return [] }
-        return path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(String.init)
+        // Split on the byte, not on Characters: "/" followed by a combining mark is one Character, so a
+        // Character split let "/\u{301}x" reach "/" and a `{name}` value hold a slash (found by fuzz/http-request).
+        let bytes = path.utf8
+        guard !bytes.elementsEqual("/".utf8) else { return [] }
+        return bytes.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).dropFirst().map { String(Substring($0)) }
     }
 }

@@ -52,7 +52,9 @@ public struct GitHubProvider: SignInProvider {
         if let error = tokens["error"]?.stringValue { throw ProviderError.providerError(error) }
         guard let accessToken = tokens["access_token"]?.stringValue else { throw ProviderError.invalidCallback("no access token") }
         let user = try await api("/user", accessToken)
-        guard case .object(let profile) = user, let id = profile["id"], let number = id.numberValue, number > 0 else {
+        // GitHub ids are JSON integers. A fraction or a huge number is refused, not converted: Int64(1e300)
+        // would trap, and 1.5 would silently become user 1 (found by fuzz/providers).
+        guard case .object(let profile) = user, case .integer(let number)? = profile["id"], number > 0 else {
             throw ProviderError.invalidCallback("GitHub /user has no id")
         }
         guard case .array(let emails) = try await api("/user/emails", accessToken) else {
@@ -65,7 +67,7 @@ public struct GitHubProvider: SignInProvider {
         guard !entries.isEmpty else { throw ProviderError.missingEmail }
         guard let primary = entries.first(where: { $0.primary && $0.verified }) else { throw ProviderError.unverifiedEmail }
         let name = profile["name"]?.stringValue ?? profile["login"]?.stringValue
-        return ExternalProfile(provider: self.id, subject: String(Int64(number)), email: primary.email.lowercased(),
+        return ExternalProfile(provider: self.id, subject: String(number), email: primary.email.lowercased(),
                                emailVerified: true, name: name, rawClaims: profile)
     }
 

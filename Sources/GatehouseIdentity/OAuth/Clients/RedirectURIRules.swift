@@ -8,6 +8,12 @@ public enum RedirectURIRules {
             return "\(uri) is not an absolute URI"
         }
         guard components.fragment == nil else { return "\(uri) has a fragment" }
+        // URLComponents and browsers must see the same host. Foundation percent-encodes what it cannot
+        // parse, so `http://evil.example\@127.0.0.1/` read as loopback here while a browser (for which
+        // `\` ends the host) goes to evil.example (found by fuzz/oauth-params). Only characters RFC 3986
+        // allows unencoded, and no user information.
+        guard uri.utf8.allSatisfy(isURICharacter) else { return "\(uri) holds characters a URI must percent-encode" }
+        guard components.user == nil, components.password == nil else { return "\(uri) has user information" }
         switch scheme {
         case "https":
             guard let host = components.host, !host.isEmpty else { return "\(uri) has no host" }
@@ -42,6 +48,11 @@ public enum RedirectURIRules {
             presentedParts.port = nil
             return registeredParts.string == presentedParts.string
         }
+    }
+
+    /// RFC 3986 unreserved, reserved and `%`.
+    static func isURICharacter(_ b: UInt8) -> Bool {
+        (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || (b >= 0x30 && b <= 0x39) || "-._~:/?#[]@!$&'()*+,;=%".utf8.contains(b)
     }
 
     static func isLoopbackIP(_ host: String) -> Bool { host == "127.0.0.1" || host == "[::1]" || host == "::1" }

@@ -1,0 +1,3 @@
+import FuzzSupport
+
+runFuzzer(prepare: { _ = FuzzedApplication.pipeline }, fuzzHTTPRequest)

@@ -19,13 +19,14 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "CCrypt", pkgConfig: "libxcrypt", providers: [.apt(["libcrypt-dev"])]),
 
         // MARK: HTTP: requests, responses, router, middleware (pure Swift) and the libmicrohttpd bridge
         .target(name: "GatehouseHTTP"),
         .target(name: "GatehouseHTTPServer", dependencies: ["GatehouseHTTP", "CMicroHTTPD"]),
 
         // MARK: Crypto: JOSE, keys, passwords, primitives
-        .target(name: "GatehouseCrypto", dependencies: ["COpenSSL", "CSodium"]),
+        .target(name: "GatehouseCrypto", dependencies: ["COpenSSL", "CSodium", "CCrypt"]),
 
         // MARK: Store: backend-neutral protocols and the SQLite backend
         .target(name: "GatehouseStore"),

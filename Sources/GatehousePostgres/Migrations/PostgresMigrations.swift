@@ -225,5 +225,10 @@ enum PostgresMigrations {
             CREATE INDEX provider_events_by_subject ON provider_events (provider, subject, event_time);
             CREATE INDEX provider_events_by_received ON provider_events (received_at);
             """),
+        // The id an imported user had in the product (`gatehouse user import`); NULLs never collide.
+        PostgresMigration(version: 40, name: "users_external_id", sql: """
+            ALTER TABLE users ADD COLUMN external_id TEXT COLLATE "C";
+            CREATE UNIQUE INDEX users_by_external_id ON users (external_id);
+            """),
     ]
 }

@@ -223,5 +223,10 @@ enum SQLiteMigrations {
             CREATE INDEX provider_events_by_subject ON provider_events (provider, subject, event_time);
             CREATE INDEX provider_events_by_received ON provider_events (received_at);
             """),
+        // The id an imported user had in the product (`gatehouse user import`); NULLs never collide.
+        SQLiteMigration(version: 40, name: "users_external_id", sql: """
+            ALTER TABLE users ADD COLUMN external_id TEXT;
+            CREATE UNIQUE INDEX users_by_external_id ON users (external_id);
+            """),
     ]
 }

@@ -4,6 +4,7 @@ import hashlib
 import json
 import pathlib
 import sqlite3
+import time
 import sys
 import urllib.parse
 
@@ -164,6 +165,7 @@ def test_bad_client_secret_shows_a_clear_error_page(stack, browser):
     rotated = hashlib.sha256(b"a-new-secret-the-app-does-not-have-yet").hexdigest()
     with database:
         database.execute("UPDATE oauth_clients SET secret_hash = ? WHERE id = ?", (rotated, CLIENT_ID))
+    time.sleep(5.5)   # Gatehouse caches a client for 5 s: a rotation reaches every process within that
     try:
         browser.get(stack.app_url + "/session/new")
         click_and_wait(browser, browser.find_element(By.ID, "sign-in-gatehouse"))

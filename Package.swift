@@ -21,7 +21,9 @@ let package = Package(
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
 
         // MARK: HTTP: requests, responses, router, middleware (pure Swift) and the libmicrohttpd bridge
-        .target(name: "GatehouseHTTP"),
+        // MARK: Network: IP addresses and CIDR blocks (pure Swift over Glibc), for proxies and rate-limit keys
+        .target(name: "GatehouseNetwork"),
+        .target(name: "GatehouseHTTP", dependencies: ["GatehouseNetwork"]),
         .target(name: "GatehouseHTTPServer", dependencies: ["GatehouseHTTP", "CMicroHTTPD"]),
 
         // MARK: Crypto: JOSE, keys, passwords, primitives
@@ -33,7 +35,7 @@ let package = Package(
         .target(name: "GatehousePostgres", dependencies: ["GatehouseStore", "CLibPQ"]),
 
         // MARK: Identity core: accounts, sessions, policies (no HTTP, no SQL)
-        .target(name: "GatehouseIdentity", dependencies: ["GatehouseCrypto", "GatehouseStore"]),
+        .target(name: "GatehouseIdentity", dependencies: ["GatehouseCrypto", "GatehouseStore", "GatehouseNetwork"]),
 
         // MARK: Mail: the SMTP Mailer on libcurl
         .target(name: "GatehouseMail", dependencies: ["GatehouseIdentity", "CCurl"]),
@@ -44,7 +46,7 @@ let package = Package(
         // MARK: Server and CLI
         .target(name: "GatehouseServer", dependencies: [
             "GatehouseHTTP", "GatehouseHTTPServer", "GatehouseCrypto", "GatehouseStore", "GatehouseSQLite", "GatehousePostgres",
-            "GatehouseIdentity", "GatehouseMail", "GatehouseProviders", "GatehouseProviderSimulator",
+            "GatehouseIdentity", "GatehouseMail", "GatehouseProviders", "GatehouseProviderSimulator", "GatehouseNetwork",
         ]),
         .executableTarget(name: "GatehouseCLI", dependencies: ["GatehouseServer", "GatehouseProviders", "GatehouseClient", "GatehouseClientOpenSSL"]),
 
@@ -66,17 +68,18 @@ let package = Package(
         .executableTarget(name: "GatehouseCryptoBench", dependencies: ["GatehouseCrypto"], path: "bench/crypto"),
 
         // MARK: Tests
-        .testTarget(name: "GatehouseHTTPTests", dependencies: ["GatehouseHTTP", "GatehouseTesting"]),
+        .testTarget(name: "GatehouseHTTPTests", dependencies: ["GatehouseHTTP", "GatehouseTesting", "GatehouseNetwork"]),
         .testTarget(name: "GatehouseHTTPServerTests", dependencies: ["GatehouseHTTPServer", "GatehouseHTTP", "GatehouseTesting"]),
         .testTarget(name: "GatehouseCryptoTests", dependencies: ["GatehouseCrypto"]),
         .testTarget(name: "GatehouseStoreTests", dependencies: ["GatehouseStore", "GatehouseSQLite", "CSQLite", "GatehousePostgres", "CLibPQ"]),
-        .testTarget(name: "GatehouseIdentityTests", dependencies: ["GatehouseIdentity", "GatehouseSQLite"]),
+        .testTarget(name: "GatehouseIdentityTests", dependencies: ["GatehouseIdentity", "GatehouseSQLite", "GatehouseStore"]),
         .testTarget(name: "GatehouseClientTests", dependencies: ["GatehouseClient"]),
         .testTarget(name: "GatehouseClientOpenSSLTests", dependencies: ["GatehouseClientOpenSSL", "GatehouseClient", "GatehouseCrypto"]),
         .testTarget(name: "GatehouseMailTests", dependencies: ["GatehouseMail", "GatehouseIdentity"], exclude: ["Fixtures"]),
         .testTarget(name: "GatehouseProviderSimulatorTests", dependencies: ["GatehouseProviderSimulator", "GatehouseHTTP", "GatehouseCrypto", "GatehouseTesting"]),
         .testTarget(name: "GatehouseServerTests", dependencies: [
             "GatehouseServer", "GatehouseHTTP", "GatehouseTesting", "GatehouseStore", "GatehouseSQLite", "GatehouseIdentity", "GatehouseCrypto",
+            "GatehouseNetwork",
         ]),
         .testTarget(name: "GatehouseProvidersTests", dependencies: [
             "GatehouseProviders", "GatehouseServer", "GatehouseProviderSimulator", "GatehouseHTTP", "GatehouseCrypto", "GatehouseTesting",

@@ -83,7 +83,8 @@ public struct GatehouseApp: Sendable {
                      keys: services.keys, settings: configuration.oauth, audit: services.audit, clock: services.clock)
             .register(into: &router)
 
-        var middleware: [any Middleware] = [MetricsMiddleware(metrics)]
+        // First: every later step (logs, limits, sessions, audit) sees the client's address, not the proxy's.
+        var middleware: [any Middleware] = [ClientAddressMiddleware(resolver: configuration.clientAddresses), MetricsMiddleware(metrics)]
         if configuration.accessLog {
             middleware.append(AccessLogMiddleware(sink: accessLogSink ?? AccessLogMiddleware.standardOutput))
         }

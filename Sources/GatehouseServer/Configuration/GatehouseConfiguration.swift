@@ -3,6 +3,7 @@ import GatehouseCrypto
 import GatehouseHTTPServer
 import GatehouseIdentity
 import GatehouseMail
+import GatehouseNetwork
 
 /// Everything Gatehouse needs to start, from the environment and an optional JSON file.
 public struct GatehouseConfiguration: Sendable {
@@ -18,6 +19,8 @@ public struct GatehouseConfiguration: Sendable {
     public var passwordHashing = Argon2idParameters.owasp
     public var passwordPolicy = PasswordPolicy()
     public var rateLimits = RateLimitPolicy()
+    /// Who the client is behind reverse proxies (`http.trusted_proxies`, `http.client_address_header`).
+    public var clientAddresses = ClientAddressResolver(trustedProxies: [])
     /// SMTP settings from the `mail` section; nil means the log mailer (development).
     public var smtp: SMTPConfiguration?
     /// The authorization server's lifetimes and scopes; its issuer is the public URL.

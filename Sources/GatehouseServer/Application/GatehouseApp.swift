@@ -92,11 +92,11 @@ public struct GatehouseApp: Sendable {
         middleware.append(SecurityHeadersMiddleware(https: configuration.isHTTPS))
         let errors = PageErrorRenderer(layout: layout)
         pipeline = RequestPipeline(router: router, middleware: middleware, renderError: errors.render, reportFailure: { error, request in
-            // The client gets a bare 500 with the request id; the detail stays in the log.
+            // The client gets a bare 500 (or 503) with the request id; the detail stays in the log.
             if error is StoreError { databaseErrors.increment([request.route ?? "unknown"]) }
             log.error("unhandled error", [("request_id", request.requestID), ("route", request.route ?? ""),
                                           ("error", String(describing: error))])
-        })
+        }, classifyFailure: DatabaseOutage.answer)
     }
 
     /// Retries provider token revocations that are due (Apple, after account deletion); call periodically.

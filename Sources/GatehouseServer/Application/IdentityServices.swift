@@ -30,7 +30,7 @@ public struct IdentityServices: Sendable {
         audit = AuditTrail(store: database.auditLog, clock: clock, onFailure: { error in
             databaseErrors.increment(["audit"])
             log.error("audit write failed", [("error", String(describing: error))])
-        })
+        }, observe: SecurityEventLog(log: log).observe)
         sessions = SessionService(database: database, policy: configuration.sessions, clock: clock)
         accounts = AccountService(database: database, hasher: hasher, passwordPolicy: configuration.passwordPolicy,
                                   limits: configuration.rateLimits, audit: audit, sessions: sessions, clock: clock)

@@ -48,7 +48,8 @@ let package = Package(
             "GatehouseHTTP", "GatehouseHTTPServer", "GatehouseCrypto", "GatehouseStore", "GatehouseSQLite", "GatehousePostgres",
             "GatehouseIdentity", "GatehouseMail", "GatehouseProviders", "GatehouseProviderSimulator", "GatehouseNetwork",
         ]),
-        .executableTarget(name: "GatehouseCLI", dependencies: ["GatehouseServer", "GatehouseProviders", "GatehouseClient", "GatehouseClientOpenSSL"]),
+        .executableTarget(name: "GatehouseCLI", dependencies: ["GatehouseServer", "GatehouseProviders", "GatehouseClient", "GatehouseClientOpenSSL",
+                                                             "GatehouseNetwork"]),
 
         // MARK: Client SDK: Foundation only, no server target or C library (an iOS app builds just these)
         .target(name: "GatehouseClient", exclude: ["README.md"]),

@@ -206,5 +206,10 @@ enum PostgresMigrations {
                 expires_at BIGINT NOT NULL
             );
             """),
+        // `gatehouse audit --event … --ip …` without scanning the whole log.
+        PostgresMigration(version: 24, name: "audit_log_search", sql: """
+            CREATE INDEX audit_log_by_event ON audit_log (event_type, occurred_at);
+            CREATE INDEX audit_log_by_ip ON audit_log (ip, occurred_at);
+            """),
     ]
 }

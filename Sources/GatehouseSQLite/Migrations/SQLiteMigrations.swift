@@ -204,5 +204,10 @@ enum SQLiteMigrations {
                 expires_at INTEGER NOT NULL
             ) STRICT, WITHOUT ROWID;
             """),
+        // `gatehouse audit --event … --ip …` without scanning the whole log.
+        SQLiteMigration(version: 24, name: "audit_log_search", sql: """
+            CREATE INDEX audit_log_by_event ON audit_log (event_type, occurred_at);
+            CREATE INDEX audit_log_by_ip ON audit_log (ip, occurred_at);
+            """),
     ]
 }

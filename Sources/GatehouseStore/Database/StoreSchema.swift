@@ -28,6 +28,7 @@ public enum StoreSchema {
         Version(number: 13, name: "external_identities"),
         Version(number: 14, name: "pending_revocations"),
         Version(number: 15, name: "leases"),
+        Version(number: 24, name: "audit_log_search"),
     ]
 
     /// The version this build expects after `migrate()`.

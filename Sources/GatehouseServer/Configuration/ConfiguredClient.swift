@@ -53,12 +53,7 @@ public struct ConfiguredClient: Sendable {
             throw ConfigurationError(key: "\(prefix).secret", problem: "must be at least 32 characters (e.g. openssl rand -base64 32)")
         }
         var metadata = "{}"
-        if let native = object["native"] {
-            guard JSONSerialization.isValidJSONObject(native), let data = try? JSONSerialization.data(withJSONObject: native, options: [.sortedKeys]) else {
-                throw ConfigurationError(key: "\(prefix).native", problem: "must be an object")
-            }
-            metadata = String(decoding: data, as: UTF8.self)
-        }
+        if let native = object["native"] { metadata = try NativeConfigParser.parse(native, key: "\(prefix).native") }
         let registration = ClientRegistration(
             id: id, name: try string("name") ?? id, kind: kind, redirectURIs: try strings("redirect_uris") ?? [],
             postLogoutRedirectURIs: try strings("post_logout_redirect_uris") ?? [],

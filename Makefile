@@ -22,7 +22,8 @@ release: bootstrap-serve
 	$(SWIFT) build -c release --product gatehouse --static-swift-stdlib
 
 # dist/gatehouse_<version>_<arch>.deb (see docs/packaging.md)
-package: bootstrap-serve
+package:
+	@scripts/bootstrap package
 	@scripts/package
 
 run: release

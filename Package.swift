@@ -1,6 +1,6 @@
 // swift-tools-version:6.0
 // Gatehouse: a self-hosted sign-in server and its Swift client SDK.
-// Targets follow the layers of ../shared/DESIGN.md §2; each imports only layers above it.
+// Targets follow the layers of docs/architecture.md §2; each imports only layers above it.
 import PackageDescription
 
 let package = Package(

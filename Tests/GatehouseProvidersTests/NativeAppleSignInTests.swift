@@ -77,8 +77,9 @@ import Testing
         #expect(identity.provider == "apple" && identity.subject == native.user && identity.displayName == "Ada Lovelace")
         #expect(identity.sealedRefreshToken != nil, "Apple's refresh token is kept (sealed) for revocation")
         // The next sign-in (Apple sends no name again) finds the same user.
-        let again = try Self.authorization(harness)
-        var fields = Self.fields(again)
+        // A new Apple sign-in has a new nonce (the same token twice is a replay, refused).
+        let again = try Self.authorization(harness, rawNonce: "second-raw-nonce-0123456789")
+        var fields = Self.fields(again, rawNonce: "second-raw-nonce-0123456789")
         fields["given_name"] = nil; fields["family_name"] = nil
         let second = try await Self.postJSON(harness.browser(), fields)
         #expect(second.status == 200 && Self.json(second)["user_id"] == body["user_id"] && Self.json(second)["created"] == .bool(false))

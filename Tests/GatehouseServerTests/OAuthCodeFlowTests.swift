@@ -47,7 +47,7 @@ import Testing
     @Test func authorizeResponseCarriesIssAndState() async throws {
         let oauth = try await OAuthFixture.make()
         let verifier = PKCE.generateVerifier()
-        let result = try await oauth.authorize([("response_type", "code"), ("client_id", "native-app"), ("redirect_uri", "com.example.app:/callback"),
+        let result = try await oauth.authorizeAndDecide([("response_type", "code"), ("client_id", "native-app"), ("redirect_uri", "com.example.app:/callback"),
                                                 ("state", "xyz"), ("code_challenge", PKCE.challenge(for: verifier)), ("code_challenge_method", "S256"),
                                                 ("unknown_param", "ignored")])
         #expect(result.status == 303)
@@ -57,7 +57,7 @@ import Testing
     @Test func loopbackRedirectMatchesAnyPort() async throws {
         let oauth = try await OAuthFixture.make()
         let verifier = PKCE.generateVerifier()
-        let result = try await oauth.authorize([("response_type", "code"), ("client_id", "native-app"),
+        let result = try await oauth.authorizeAndDecide([("response_type", "code"), ("client_id", "native-app"),
                                                 ("redirect_uri", "http://127.0.0.1:49152/callback"),
                                                 ("code_challenge", PKCE.challenge(for: verifier)), ("code_challenge_method", "S256")])
         #expect(result.location?.hasPrefix("http://127.0.0.1:49152/callback?code=") == true)
@@ -160,7 +160,7 @@ import Testing
         let signedIn = try await stranger.submit(signIn, to: "/sign-in", [("email", "ada@example.com"), ("password", "correct horse battery"),
                                                                           ("return_to", returnTo)])
         #expect(signedIn.headers["Location"] == returnTo)
-        let back = try await stranger.get(returnTo)
+        let back = try await oauth.decide(try await stranger.get(returnTo), "allow", browser: stranger)
         #expect(back.headers["Location"]?.hasPrefix("com.example.app:/callback?code=") == true)
     }
 
@@ -177,7 +177,7 @@ import Testing
         oauth.gatehouse.clock.advance(120)
         let stale = try await oauth.authorize(base + [("max_age", "60")])
         #expect(stale.location?.hasPrefix("/sign-in?") == true)
-        let fresh = try await oauth.authorize(base + [("max_age", "3600")])
+        let fresh = try await oauth.authorizeAndDecide(base + [("max_age", "3600")])
         #expect(fresh.query["code"] != nil)
     }
 }

@@ -15,8 +15,7 @@ import Testing
         #expect(page.status == 200 && page.text.contains("Allow Partner Tool?") && page.text.contains("see your email address"))
         let none = try await oauth.authorize(Self.partner + [("prompt", "none")])
         #expect(none.query["error"] == "consent_required")
-        let csrf = try #require(BrowserLikeClient.hiddenField("csrf_token", in: page.text))
-        let allow = try await oauth.browser.post("/oauth/authorize/decision", [("csrf_token", csrf), ("decision", "allow")] + Self.partner)
+        let allow = try await oauth.decide(page, "allow")
         #expect(allow.headers["Location"]?.hasPrefix("https://partner.example.test/cb?code=") == true)
         let again = try await oauth.authorize(Self.partner)
         #expect(again.query["code"] != nil, "consent is remembered")
@@ -31,11 +30,12 @@ import Testing
     @Test func denyingConsentRedirectsWithAccessDenied() async throws {
         let oauth = try await OAuthFixture.make()
         let page = try await oauth.browser.get("/oauth/authorize?" + URLEncodedForm(pairs: Self.partner).encoded)
-        let csrf = try #require(BrowserLikeClient.hiddenField("csrf_token", in: page.text))
-        let deny = try await oauth.browser.post("/oauth/authorize/decision", [("csrf_token", csrf), ("decision", "deny")] + Self.partner)
+        let form = try #require(HTMLFormSubmission(page.text, action: "/oauth/authorize/decision"))
+        let deny = try await oauth.decide(page, "deny")
         let location = try #require(deny.headers["Location"])
         #expect(location.contains("error=access_denied") && location.contains("state=p1"))
-        let forged = try await oauth.browser.post("/oauth/authorize/decision", [("decision", "allow")] + Self.partner)
+        let withoutCSRF = (form.fields(clicking: "decision", value: "allow") ?? []).filter { $0.0 != "csrf_token" }
+        let forged = try await oauth.browser.post("/oauth/authorize/decision", withoutCSRF)
         #expect(forged.status == 403, "a decision without the CSRF token is refused")
     }
 

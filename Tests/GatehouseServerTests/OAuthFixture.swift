@@ -49,14 +49,42 @@ struct OAuthFixture {
         return (response.status, location, query)
     }
 
-    /// A code for the public client with PKCE; returns the code and the verifier.
+    /// Runs /oauth/authorize and, when it answers with the consent or "continue as" page, clicks
+    /// `decision` on the rendered form as a browser would.
+    func authorizeAndDecide(_ parameters: [(String, String)], decision: String = "allow", browser: BrowserLikeClient? = nil) async throws
+        -> (status: Int, location: String?, query: [String: String]) {
+        let browser = browser ?? self.browser
+        let page = try await browser.get("/oauth/authorize?" + URLEncodedForm(pairs: parameters).encoded)
+        guard page.status == 200 else { return Self.outcome(page) }
+        return Self.outcome(try await decide(page, decision, browser: browser))
+    }
+
+    /// Submits the decision form of a rendered consent/confirm page, clicking the button `decision`.
+    func decide(_ page: TestResponse, _ decision: String, browser: BrowserLikeClient? = nil) async throws -> TestResponse {
+        guard let form = HTMLFormSubmission(page.text, action: "/oauth/authorize/decision"),
+              let fields = form.fields(clicking: "decision", value: decision) else {
+            throw OAuthTestError.noCode("no decision form with a \(decision) button")
+        }
+        return try await (browser ?? self.browser).post(form.action, fields)
+    }
+
+    static func outcome(_ response: TestResponse) -> (status: Int, location: String?, query: [String: String]) {
+        let location = response.headers["Location"]
+        var query: [String: String] = [:]
+        if let location, let items = URLComponents(string: location)?.queryItems {
+            for item in items { query[item.name] = item.value }
+        }
+        return (response.status, location, query)
+    }
+
+    /// A code for the public client with PKCE (after its "continue as" step); returns the code and the verifier.
     func publicCode(scope: String = "openid profile email offline_access", nonce: String? = "n-123") async throws -> (code: String, verifier: String) {
         let verifier = PKCE.generateVerifier()
         var parameters = [("response_type", "code"), ("client_id", "native-app"), ("redirect_uri", "com.example.app:/callback"),
                           ("scope", scope), ("state", "s-1"), ("code_challenge", PKCE.challenge(for: verifier)),
                           ("code_challenge_method", "S256")]
         if let nonce { parameters.append(("nonce", nonce)) }
-        let result = try await authorize(parameters)
+        let result = try await authorizeAndDecide(parameters)
         guard let code = result.query["code"] else { throw OAuthTestError.noCode(result.location ?? "status \(result.status)") }
         return (code, verifier)
     }

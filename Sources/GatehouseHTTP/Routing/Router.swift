@@ -1,7 +1,20 @@
 /// Maps method + path to a handler. Patterns are literal segments and `{name}` parameters, e.g.
 /// `/oauth/clients/{id}`; a final `{name...}` captures the rest of the path. Literal segments win
-/// over parameters. `HEAD` is answered by the `GET` handler for every route.
+/// over parameters.
+///
+/// `HEAD` must never run side effects (a link scanner or a proxy may send it): it is answered by a
+/// route's `GET` handler only when the route declares that safe (``HeadPolicy``). Immediate handlers
+/// do no I/O, so they allow it by default; deferred (async) handlers refuse it unless they opt in, and
+/// a refused `HEAD` is a 405 whose `Allow` header omits `HEAD`.
 public struct Router: Sendable {
+    /// Whether `HEAD` may be answered by a route's `GET` handler.
+    public enum HeadPolicy: Sendable {
+        /// The handler only reads: `HEAD` runs it and the server drops the body.
+        case servedByGet
+        /// The handler changes state (spends a token, mints a code, …): `HEAD` is 405.
+        case refused
+    }
+
     /// The result of looking a request up.
     public enum Match: Sendable {
         case found(Handler, pattern: String, parameters: [String: String])
@@ -60,9 +73,23 @@ public struct Router: Sendable {
     public init() {}
 
     /// Registers a handler. Registering the same method and pattern twice is a programming error.
-    public mutating func add(_ method: HTTPMethod, _ pattern: String, _ handler: Handler) {
+    /// A `GET` handler also answers `HEAD` when `head` is `.servedByGet` (the default for immediate
+    /// handlers; deferred ones refuse `HEAD` unless they say otherwise).
+    public mutating func add(_ method: HTTPMethod, _ pattern: String, _ handler: Handler, head: HeadPolicy? = nil) {
+        insert(method, pattern, handler)
+        if method == .get, (head ?? Self.defaultHeadPolicy(handler)) == .servedByGet { insert(.head, pattern, handler) }
+    }
+
+    private mutating func insert(_ method: HTTPMethod, _ pattern: String, _ handler: Handler) {
         root.insert(Self.segments(of: pattern)[...], method, handler, pattern: pattern)
         if !pattern.utf8.contains(UInt8(ascii: "{")) { literalRoutes[pattern, default: [:]][method] = handler }
+    }
+
+    /// Immediate handlers answer on the I/O thread without I/O, so they cannot spend anything;
+    /// deferred ones may, so they must opt in.
+    private static func defaultHeadPolicy(_ handler: Handler) -> HeadPolicy {
+        if case .immediate = handler { return .servedByGet }
+        return .refused
     }
 
     /// Registers an immediate handler.
@@ -77,11 +104,14 @@ public struct Router: Sendable {
         add(method, pattern, .deferred(handler))
     }
 
-    public mutating func get(_ pattern: String, _ handler: @escaping @Sendable (Request) throws -> Response) {
-        on(.get, pattern, handler)
+    public mutating func get(_ pattern: String, head: HeadPolicy = .servedByGet,
+                             _ handler: @escaping @Sendable (Request) throws -> Response) {
+        add(.get, pattern, .immediate(handler), head: head)
     }
-    public mutating func get(_ pattern: String, _ handler: @escaping @Sendable (Request) async throws -> Response) {
-        on(.get, pattern, handler)
+    /// A deferred `GET`; pass `head: .servedByGet` only when the handler has no side effects.
+    public mutating func get(_ pattern: String, head: HeadPolicy = .refused,
+                             _ handler: @escaping @Sendable (Request) async throws -> Response) {
+        add(.get, pattern, .deferred(handler), head: head)
     }
     public mutating func post(_ pattern: String, _ handler: @escaping @Sendable (Request) throws -> Response) {
         on(.post, pattern, handler)
@@ -122,12 +152,10 @@ public struct Router: Sendable {
 
     private static func pick(_ method: HTTPMethod, _ handlers: [HTTPMethod: Handler], _ pattern: String,
                              _ parameters: [String: String]) -> Match {
-        if let handler = handlers[method] ?? (method == .head ? handlers[.get] : nil) {
+        if let handler = handlers[method] {
             return .found(handler, pattern: pattern, parameters: parameters)
         }
-        var allowed = Set(handlers.keys)
-        if allowed.contains(.get) { allowed.insert(.head) }
-        return .methodNotAllowed(allowed: allowed.sorted { $0.rawValue < $1.rawValue })
+        return .methodNotAllowed(allowed: handlers.keys.sorted { $0.rawValue < $1.rawValue })
     }
 
     private static func segments(of path: String) -> [String] {

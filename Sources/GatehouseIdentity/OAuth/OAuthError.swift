@@ -13,6 +13,7 @@ public struct OAuthError: Error, Sendable, Equatable {
         case temporarilyUnavailable = "temporarily_unavailable"
         case loginRequired = "login_required"
         case consentRequired = "consent_required"
+        case interactionRequired = "interaction_required"
         case invalidToken = "invalid_token"
         case unsupportedTokenType = "unsupported_token_type"
         case slowDown = "slow_down"

@@ -18,10 +18,12 @@ public struct TokenService: Sendable {
     /// Verifies third-party ID tokens for the token-exchange grant; the server sets it (nil: grant refused).
     public var externalIDTokens: (any ExternalIDTokenResolver)?
 
+    /// `successorKey`: the key refresh-token successors are derived with (the same in every process).
     public init(database: any GatehouseDatabase, settings: OAuthSettings, keys: SigningKeyRing, accounts: AccountService,
-                audit: AuditTrail, clock: IdentityClock = .system) {
+                audit: AuditTrail, clock: IdentityClock = .system, successorKey: [UInt8] = SecureRandom.bytes(32)) {
         registry = ClientRegistry(store: database.oauthClients, clock: clock)
-        issuer = TokenIssuer(settings: settings, keys: keys, refreshTokens: database.refreshTokens, clock: clock)
+        issuer = TokenIssuer(settings: settings, keys: keys, refreshTokens: database.refreshTokens, clock: clock,
+                             successorKey: successorKey, consents: database.consents)
         revocation = TokenRevocation(refreshTokens: database.refreshTokens, revoked: database.revokedAccessTokens,
                                      settings: settings, clock: clock)
         validator = AccessTokenValidator(settings: settings, keys: keys, revoked: database.revokedAccessTokens, clock: clock)
@@ -53,39 +55,68 @@ public struct TokenService: Sendable {
 
     /// RFC 7009: revokes a refresh token (its whole family) or an access token the client holds.
     /// Unknown tokens, or tokens of other clients, are silently ignored, as the RFC requires.
+    /// `token_type_hint` only orders the look-ups (RFC 7009 §2.1): on a miss the other type is tried.
     public func revoke(token: String, hint: String?, credentials: ClientCredentials) async throws {
         let client = try await registry.authenticate(credentials)
-        if hint != "access_token", let stored = try await refreshTokens.find(hash: TokenHash(SHA256.hash(token))) {
-            if stored.clientId == client.id { try await revocation.revokeFamily(stored.familyId) }
-            return
-        }
-        if let claims = try await validator.validate(token), claims.clientID == client.id {
-            try await revocation.revokeAccessToken(jti: claims.jti, expiresAt: claims.expiresAt)
+        for kind in Self.lookupOrder(hint) {
+            switch kind {
+            case .refreshToken:
+                if let stored = try await refreshTokens.find(hash: TokenHash(SHA256.hash(token))) {
+                    if stored.clientId == client.id { try await revocation.revokeFamily(stored.familyId) }
+                    return
+                }
+            case .accessToken:
+                if let claims = try await validator.validate(token) {
+                    if claims.clientID == client.id { try await revocation.revokeAccessToken(jti: claims.jti, expiresAt: claims.expiresAt) }
+                    return
+                }
+            }
         }
     }
 
-    /// RFC 7662 introspection, for confidential clients (resource servers).
+    /// RFC 7662 introspection, for confidential clients (resource servers). A client learns about the
+    /// tokens issued to itself only, unless it is registered to introspect any token (`introspect_any`,
+    /// a resource server); every other token is `{"active": false}`, as if unknown.
+    /// `token_type_hint` only orders the look-ups (RFC 7662 §2.1).
     public func introspect(token: String, hint: String?, credentials: ClientCredentials) async throws -> [String: JSONValue] {
         let client = try await registry.authenticate(credentials)
         guard client.kind == .confidential else {
             throw OAuthError(.unauthorizedClient, "Only confidential clients may introspect tokens.")
         }
-        let now = Date()
-        if hint != "refresh_token", let claims = try await validator.validate(token) {
-            return ["active": .bool(true), "token_type": .string("access_token"), "scope": .string(claims.scope.description),
-                    "client_id": .string(claims.clientID), "sub": .string(claims.subject), "jti": .string(claims.jti),
-                    "iss": .string(issuer.settings.issuer), "aud": .string(claims.audience),
-                    "exp": .integer(Int64(claims.expiresAt.timeIntervalSince1970)),
-                    "iat": .integer(Int64(claims.issuedAt.timeIntervalSince1970))]
-        }
-        if let stored = try await refreshTokens.find(hash: TokenHash(SHA256.hash(token))),
-           stored.revokedAt == nil, stored.rotatedAt == nil, stored.expiresAt > now, stored.clientId == client.id {
-            return ["active": .bool(true), "token_type": .string("refresh_token"), "scope": .string(stored.scope),
-                    "client_id": .string(stored.clientId), "sub": .string(stored.userId),
-                    "exp": .integer(Int64(stored.expiresAt.timeIntervalSince1970)),
-                    "iat": .integer(Int64(stored.createdAt.timeIntervalSince1970))]
+        let now = issuer.clock.now()
+        func visible(_ owner: String) -> Bool { owner == client.id || client.mayIntrospectAnyToken }
+        for kind in Self.lookupOrder(hint) {
+            switch kind {
+            case .accessToken:
+                if let claims = try await validator.validate(token) {
+                    guard visible(claims.clientID) else { return ["active": .bool(false)] }
+                    return ["active": .bool(true), "token_type": .string("access_token"), "scope": .string(claims.scope.description),
+                            "client_id": .string(claims.clientID), "sub": .string(claims.subject), "jti": .string(claims.jti),
+                            "iss": .string(issuer.settings.issuer), "aud": .string(claims.audience),
+                            "exp": .integer(Int64(claims.expiresAt.timeIntervalSince1970)),
+                            "iat": .integer(Int64(claims.issuedAt.timeIntervalSince1970))]
+                }
+            case .refreshToken:
+                if let stored = try await refreshTokens.find(hash: TokenHash(SHA256.hash(token))) {
+                    guard stored.revokedAt == nil, stored.rotatedAt == nil, stored.expiresAt > now, visible(stored.clientId) else {
+                        return ["active": .bool(false)]
+                    }
+                    return ["active": .bool(true), "token_type": .string("refresh_token"), "scope": .string(stored.scope),
+                            "client_id": .string(stored.clientId), "sub": .string(stored.userId),
+                            "exp": .integer(Int64(stored.expiresAt.timeIntervalSince1970)),
+                            "iat": .integer(Int64(stored.createdAt.timeIntervalSince1970))]
+                }
+            }
         }
         return ["active": .bool(false)]
+    }
+
+    enum TokenKind { case accessToken, refreshToken }
+
+    /// The hinted type first, then the other; an unknown hint is ignored (RFC 7009 §2.1 lets the server
+    /// extend its search, so no `unsupported_token_type` for it).
+    static func lookupOrder(_ hint: String?) -> [TokenKind] {
+        hint == "refresh_token" ? [.refreshToken, .accessToken] : [.accessToken, .refreshToken]
     }
 
     /// The OpenID Connect userinfo claims for a valid access token with the `openid` scope.

@@ -19,9 +19,14 @@ public struct SessionService: Sendable {
     let database: any GatehouseDatabase
     public let policy: SessionPolicy
     let clock: IdentityClock
+    /// Ending all of a user's sessions ends their OAuth grants too.
+    let grants: UserGrantRevocation
 
-    public init(database: any GatehouseDatabase, policy: SessionPolicy = SessionPolicy(), clock: IdentityClock = .system) {
+    /// `accessTokenLifetime` is the OAuth access-token lifetime (how long revocation markers must last).
+    public init(database: any GatehouseDatabase, policy: SessionPolicy = SessionPolicy(), clock: IdentityClock = .system,
+                accessTokenLifetime: TimeInterval = 600) {
         self.database = database; self.policy = policy; self.clock = clock
+        grants = UserGrantRevocation(database: database, accessTokenLifetime: accessTokenLifetime, clock: clock)
     }
 
     /// The store key for a session token.
@@ -68,10 +73,13 @@ public struct SessionService: Sendable {
         return try await database.sessions.delete(idHash: idHash)
     }
 
-    /// Ends every session of a user, optionally keeping the current one.
+    /// Ends every session of a user, optionally keeping the current one, and every OAuth grant of the
+    /// user (``UserGrantRevocation``: refresh families and their access tokens — none is "this session").
     @discardableResult
     public func endAll(userId: String, keeping token: String? = nil) async throws -> Int {
-        try await database.sessions.deleteAll(userId: userId, keeping: token.map(Self.hash))
+        let ended = try await database.sessions.deleteAll(userId: userId, keeping: token.map(Self.hash))
+        try await grants.revokeAll(userId: userId)
+        return ended
     }
 
     /// A user's live sessions, most recently seen first.

@@ -22,17 +22,19 @@ struct PostgresAuthorizationCodeStore: AuthorizationCodeStore {
         }
     }
 
-    func redeem(hash: TokenHash, now: Date) async throws -> CodeRedemption {
+    func redeem(hash: TokenHash, now: Date, familyId: String?, retainUntil: Date?) async throws -> CodeRedemption {
         // One conditional UPDATE. Concurrent redeemers queue on the row lock; under READ
         // COMMITTED each later one re-checks the WHERE clause against the committed row, finds
         // used_at set and changes nothing. Such a caller then reads the committed row to tell a
         // replay (used_at set) from an unknown or expired code.
         try await pool.withConnection { db in
             if let redeemed = try db.queryOne("""
-                UPDATE authorization_codes SET used_at = $1
+                UPDATE authorization_codes
+                SET used_at = $1, issued_family_id = COALESCE($3::text, issued_family_id),
+                    expires_at = GREATEST(expires_at, COALESCE($4::bigint, expires_at))
                 WHERE hash = $2 AND used_at IS NULL AND expires_at > $1
                 RETURNING \(Self.columns)
-                """, [now, hash], Self.decode) {
+                """, [now, hash, familyId, retainUntil], Self.decode) {
                 return .redeemed(redeemed)
             }
             let existing = try db.queryOne("SELECT \(Self.columns) FROM authorization_codes WHERE hash = $1", [hash],

@@ -19,16 +19,18 @@ struct SQLiteAuthorizationCodeStore: AuthorizationCodeStore {
         }
     }
 
-    func redeem(hash: TokenHash, now: Date) async throws -> CodeRedemption {
+    func redeem(hash: TokenHash, now: Date, familyId: String?, retainUntil: Date?) async throws -> CodeRedemption {
         // One conditional UPDATE marks the code used for at most one caller (whoever holds the
         // write lock first). A caller that changed nothing looks the row up, in the same
         // transaction, to tell a replay (used_at set) from an unknown or expired code.
         try await pool.write { db in
             if let redeemed = try db.queryOne("""
-                UPDATE authorization_codes SET used_at = ?
+                UPDATE authorization_codes
+                SET used_at = ?, issued_family_id = COALESCE(?, issued_family_id),
+                    expires_at = MAX(expires_at, COALESCE(?, expires_at))
                 WHERE hash = ? AND used_at IS NULL AND expires_at > ?
                 RETURNING \(Self.columns)
-                """, [now, hash, now], Self.decode) {
+                """, [now, familyId, retainUntil, hash, now], Self.decode) {
                 return .redeemed(redeemed)
             }
             let existing = try db.queryOne("SELECT \(Self.columns) FROM authorization_codes WHERE hash = ?", [hash],

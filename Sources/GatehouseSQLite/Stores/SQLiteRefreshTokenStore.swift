@@ -35,6 +35,18 @@ struct SQLiteRefreshTokenStore: RefreshTokenStore {
                 guard replacement.familyId == presented.familyId else {
                     throw StoreError.invalidArgument(detail: "replacement refresh token is of another family")
                 }
+                if presented.rotatedAt != nil {
+                    // A retry inside the grace window never forks a second live branch: it is served
+                    // only when it names the successor already issued (the caller derives it from the
+                    // presented token) and that successor is still current; anything else is refused.
+                    guard let successor = try db.queryOne("SELECT \(Self.columns) FROM refresh_tokens WHERE hash = ?",
+                                                          [replacement.hash], Self.decode),
+                          successor.familyId == presented.familyId, successor.revokedAt == nil, successor.rotatedAt == nil,
+                          successor.expiresAt > now else {
+                        return .refused
+                    }
+                    return .rotated(presented)
+                }
                 // The first rotation time is kept, so a grace window never slides.
                 let rotatedAt = presented.rotatedAt ?? now
                 try db.run("UPDATE refresh_tokens SET rotated_at = ? WHERE hash = ?", [rotatedAt, hash])
@@ -67,9 +79,15 @@ struct SQLiteRefreshTokenStore: RefreshTokenStore {
         }
     }
 
-    func familyIds(userId: String, clientId: String, now: Date) async throws -> [String] {
+    func familyIds(userId: String, clientId: String?, now: Date) async throws -> [String] {
         try await pool.read { db in
-            try db.query("""
+            guard let clientId else {
+                return try db.query("""
+                    SELECT DISTINCT family_id FROM refresh_tokens
+                    WHERE user_id = ? AND revoked_at IS NULL AND expires_at > ? ORDER BY family_id
+                    """, [userId, now]) { $0.text(0) }
+            }
+            return try db.query("""
                 SELECT DISTINCT family_id FROM refresh_tokens
                 WHERE user_id = ? AND client_id = ? AND revoked_at IS NULL AND expires_at > ? ORDER BY family_id
                 """, [userId, clientId, now]) { $0.text(0) }

@@ -31,7 +31,8 @@ public struct IdentityServices: Sendable {
             databaseErrors.increment(["audit"])
             log.error("audit write failed", [("error", String(describing: error))])
         }, observe: SecurityEventLog(log: log).observe)
-        sessions = SessionService(database: database, policy: configuration.sessions, clock: clock)
+        sessions = SessionService(database: database, policy: configuration.sessions, clock: clock,
+                                  accessTokenLifetime: configuration.oauth.accessTokenLifetime)
         accounts = AccountService(database: database, hasher: hasher, passwordPolicy: configuration.passwordPolicy,
                                   limits: configuration.rateLimits, audit: audit, sessions: sessions, clock: clock)
         let publicURL = configuration.publicURL.absoluteString.hasSuffix("/")
@@ -39,7 +40,7 @@ public struct IdentityServices: Sendable {
         links = EmailLinks(database: database, mailer: mailer, accounts: accounts, limits: configuration.rateLimits,
                            audit: audit, clock: clock, absoluteURL: { publicURL + $0 })
         tokens = TokenService(database: database, settings: configuration.oauth, keys: keys, accounts: accounts, audit: audit,
-                              clock: clock)
+                              clock: clock, successorKey: secrets.derivedKey("refresh-successor"))
         handoffs = HandoffTokens(store: database.oneTimeTokens, clock: clock)
         authorization = AuthorizationService(database: database, settings: configuration.oauth, clock: clock)
         webSessions = WebSessionReader(sessions: sessions,

@@ -12,7 +12,7 @@ public struct ConfiguredClient: Sendable {
         let prefix = "clients[\(index)]"
         guard let object = value as? [String: Any] else { throw ConfigurationError(key: prefix, problem: "must be an object") }
         let known: Set = ["id", "name", "type", "secret", "secret_env", "redirect_uris", "post_logout_redirect_uris", "grants",
-                          "scopes", "first_party", "allow_localhost", "web_origins", "native"]
+                          "scopes", "first_party", "allow_localhost", "web_origins", "native", "introspect_any"]
         for key in object.keys where !known.contains(key) {
             throw ConfigurationError(key: "\(prefix).\(key)", problem: "unknown setting")
         }
@@ -54,6 +54,13 @@ public struct ConfiguredClient: Sendable {
         }
         var metadata = "{}"
         if let native = object["native"] { metadata = try NativeConfigParser.parse(native, key: "\(prefix).native") }
+        // A resource server that may introspect tokens of every client (others see only their own).
+        if try flag("introspect_any") {
+            var object = (try? JSONSerialization.jsonObject(with: Data(metadata.utf8)) as? [String: Any]) ?? [:]
+            object["introspect_any"] = true
+            metadata = String(decoding: (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8),
+                              as: UTF8.self)
+        }
         let registration = ClientRegistration(
             id: id, name: try string("name") ?? id, kind: kind, redirectURIs: try strings("redirect_uris") ?? [],
             postLogoutRedirectURIs: try strings("post_logout_redirect_uris") ?? [],

@@ -2,6 +2,7 @@ import Foundation
 import GatehouseCrypto
 import GatehouseHTTP
 import GatehouseIdentity
+import GatehouseStore
 
 /// `POST /native/apple` (flow F3): an iOS app posts what `ASAuthorizationAppleIDCredential` gave it —
 /// `identity_token`, `authorization_code`, the `raw_nonce` it hashed onto Apple's request, optional
@@ -58,6 +59,8 @@ struct NativeAppleRoutes: Sendable {
             do { scope = try TokenIssuer.externalSignInScope(fields["scope"], client: client) } catch {
                 throw Self.invalid(error.description, code: "invalid_scope", reason: "invalid_scope")
             }
+            // Tokens for a confidential client only with its own authentication (issue 14, item 7).
+            if client.kind == .confidential { try await authenticate(client, request, fields) }
         }
         let name = [fields["given_name"], fields["family_name"]].compactMap { $0?.trimmingCharacters(in: .whitespaces) }
             .filter { !$0.isEmpty }.joined(separator: " ")
@@ -65,8 +68,11 @@ struct NativeAppleRoutes: Sendable {
                                               name: name.isEmpty ? nil : String(name.prefix(200)), app: app,
                                               context: request.clientContext)
         if wantsTokens, let client = try await signIn.apps.registry.find(id: app.clientID) {
-            var response = Response.json(try await issuer.issueForExternalSignIn(client: client, user: outcome.user, scope: scope,
-                                                                                 method: "apple"))
+            let tokens: TokenResponse
+            do { tokens = try await issuer.issueForExternalSignIn(client: client, user: outcome.user, scope: scope, method: "apple") } catch let error as OAuthError {
+                throw Self.invalid(error.description, status: 403, code: error.code.rawValue, reason: "no_consent")
+            }
+            var response = Response.json(tokens)
             Self.noStore(&response)
             return response
         }
@@ -79,6 +85,26 @@ struct NativeAppleRoutes: Sendable {
         response.setCookie(cookies.sessionCookie(token: issued.token))
         Self.noStore(&response)
         return response
+    }
+
+    /// A confidential client's authentication: HTTP Basic (its id must be `app`) or `client_secret`.
+    private func authenticate(_ client: OAuthClient, _ request: Request, _ fields: [String: String]) async throws {
+        let credentials: ClientCredentials
+        do {
+            var parameters = fields
+            parameters["client_id"] = fields["app"]
+            credentials = try OAuthResponses.clientCredentials(request, parameters)
+        } catch {
+            throw Self.invalid(error.description, status: 401, code: "invalid_client", reason: "client_authentication")
+        }
+        guard case .none = credentials else {
+            do { _ = try await signIn.apps.registry.authenticate(credentials) } catch let error as OAuthError {
+                throw Self.invalid(error.description, status: 401, code: "invalid_client", reason: "client_authentication")
+            }
+            return
+        }
+        throw Self.invalid("A confidential client must authenticate (HTTP Basic or client_secret) to receive tokens.", status: 401,
+                           code: "invalid_client", reason: "client_authentication")
     }
 
     /// The fields of a JSON object (string or null values only) or of a form; each name at most once.

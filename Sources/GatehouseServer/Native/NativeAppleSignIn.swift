@@ -29,6 +29,8 @@ struct NativeAppleSignIn: Sendable {
     let linker: ProviderAccountLinker
     let sealing: KeyEncryptionKey
     let audit: AuditTrail
+    /// One sign-in per identity token, in every process (issue 14, item 7).
+    let replay: SubjectTokenReplayGuard
 
     /// The native app `clientID` names, or a refusal (unknown, not native, or no Apple audience).
     func app(_ clientID: String?) async throws -> NativeApp {
@@ -55,6 +57,12 @@ struct NativeAppleSignIn: Sendable {
         var refreshToken: String?
         do {
             identity = try await apple.verifyNativeIdentityToken(identityToken, audiences: app.appleAudiences, rawNonce: rawNonce)
+            // Verified, so its exp is Apple's: remember the token until then; a second use is refused
+            // before Apple is called or anything is written.
+            guard try await replay.firstUse(of: identityToken, expiresAt: SubjectTokenReplayGuard.expiry(ofVerifiedJWT: identityToken)) else {
+                throw Failure(status: 400, code: "invalid_grant", description: "This identity token was already used; sign in with Apple again.",
+                              reason: "token_replayed")
+            }
             if let authorizationCode {
                 refreshToken = try await apple.redeemNativeCode(authorizationCode, bundleID: identity.audience, expectedSubject: identity.subject)
             }
@@ -156,6 +164,7 @@ extension ProviderWiring {
         let linker = ProviderAccountLinker(database: services.database, clock: services.clock, audit: services.audit,
                                            linkVerifiedEmails: configuration.linkVerifiedEmails, displayName: { [pages] in pages.label($0) })
         return NativeAppleSignIn(apple: registry.apple, apps: NativeAppDirectory(registry: services.tokens.registry), linker: linker,
-                                 sealing: flows.sealing, audit: services.audit)
+                                 sealing: flows.sealing, audit: services.audit,
+                                 replay: SubjectTokenReplayGuard(store: services.database.flowStates, clock: services.clock))
     }
 }

@@ -16,100 +16,147 @@ struct AuthorizeRoutes: Sendable {
     let audit: AuditTrail
     let clock: IdentityClock
 
+    /// The only parameter of a resumed request: the id of a request parked by ``PendingAuthorizations``.
+    static let pendingParameter = "gatehouse_pending"
+    /// The decision form's fields: the parked request's id, the CSRF token and the clicked button.
+    static let requestField = "request"
+    static let decisionField = "decision"
+
+    var pending: PendingAuthorizations { authorization.pending }
+    var hints: IDTokenHint { IDTokenHint(settings: settings, keys: keys, clock: clock) }
+
     func register(into router: inout Router) {
+        // HEAD is refused (the router's default for deferred handlers): a HEAD must never mint a code.
         router.get("/oauth/authorize") { request async throws in
             try await authorize(request, parameters: request.query.pairs)
         }
         router.post("/oauth/authorize") { request async throws in
             try await authorize(request, parameters: try request.form().pairs)
         }
-        router.post("/oauth/authorize/decision") { request async throws in
-            let form = try request.form()
-            let web = try await reader.read(request)
-            try reader.requireCSRF(form, web)
-            let parameters = form.pairs.filter { $0.key != "csrf_token" && $0.key != "decision" }
-            let authorizationRequest: AuthorizationRequest
-            do { authorizationRequest = try await parser.parse(Self.multimap(parameters)) } catch let failure as AuthorizationFailure {
-                return failurePage(failure)
-            }
-            guard let active = web.active else { return signIn(parameters, loginHint: nil, reauth: false) }
-            guard form["decision"] == "allow" else {
-                await audit.record(.consentDenied, userId: active.user.id, context: request.clientContext,
-                                   details: ["client_id": authorizationRequest.client.id])
-                return .redirect(to: authorization.errorRedirect(OAuthError(.accessDenied, "The user declined."),
-                                                                 redirectURI: authorizationRequest.redirectURI,
-                                                                 state: authorizationRequest.state))
-            }
-            try await authorization.recordConsent(authorizationRequest, userId: active.user.id)
-            await audit.record(.consentGranted, userId: active.user.id, context: request.clientContext,
-                               details: ["client_id": authorizationRequest.client.id, "scope": authorizationRequest.scope.description])
-            return .redirect(to: try await authorization.approve(authorizationRequest, userId: active.user.id,
-                                                                 authTime: active.session.createdAt,
-                                                                 authMethods: active.session.authMethods))
-        }
+        router.post("/oauth/authorize/decision") { request async throws in try await decide(request) }
     }
 
-    private func authorize(_ request: Request, parameters: [(key: String, value: String)]) async throws -> Response {
+    private func authorize(_ request: Request, parameters incoming: [(key: String, value: String)]) async throws -> Response {
+        var parameters = incoming
+        var requestedAt = clock.now()
+        var resumed = false
+        if incoming.contains(where: { $0.key == Self.pendingParameter }) {
+            // Coming back from sign-in: the parked request is the whole request (nothing added on the way).
+            guard incoming.count == 1, let parked = try await pending.take(incoming[0].value), parked.sessionIdHash == nil else {
+                return expiredPage()
+            }
+            parameters = parked.parameters
+            requestedAt = parked.requestedAt
+            resumed = true
+        }
         let authorizationRequest: AuthorizationRequest
         do { authorizationRequest = try await parser.parse(Self.multimap(parameters)) } catch let failure as AuthorizationFailure {
             return failurePage(failure)
         }
         let web = try await reader.read(request)
-        let now = clock.now()
         var signedIn = web.active
-        if let active = signedIn, let hint = authorizationRequest.idTokenHint, try await hintSubject(hint) != active.user.id {
-            signedIn = nil   // the client expects someone else: sign in again
+        if let active = signedIn, let hint = authorizationRequest.idTokenHint,
+           try await hints.read(hint, clientID: authorizationRequest.client.id)?.subject != active.user.id {
+            signedIn = nil   // the client expects someone else (or sent no ID token of ours): sign in again
         }
         var needsReauth = false
         if let active = signedIn {
-            let authAge = now.timeIntervalSince(active.session.createdAt)
-            if let maxAge = authorizationRequest.maxAge, authAge > Double(maxAge) { needsReauth = true }
-            if let after = parameters.first(where: { $0.key == "gh_auth_after" }).flatMap({ Double($0.value) }),
-               after <= now.timeIntervalSince1970, active.session.createdAt.timeIntervalSince1970 < after {
-                needsReauth = true
-            }
-        }
-        if authorizationRequest.prompt.contains("login") {
-            // Ask for a fresh sign-in once: the way back no longer says prompt=login but requires a
-            // session that started after now.
-            var again = parameters.filter { $0.key != "prompt" && $0.key != "gh_auth_after" }
-            again.append((key: "gh_auth_after", value: String(Int(now.timeIntervalSince1970))))
-            return signIn(again, loginHint: authorizationRequest.loginHint, reauth: true)
+            needsReauth = Self.needsFreshSignIn(authorizationRequest, sessionStart: active.session.createdAt,
+                                                requestedAt: requestedAt, resumed: resumed)
         }
         guard let active = signedIn, !needsReauth else {
             if authorizationRequest.prompt.contains("none") {
-                return .redirect(to: authorization.errorRedirect(OAuthError(.loginRequired, "The user is not signed in."),
-                                                                 redirectURI: authorizationRequest.redirectURI,
-                                                                 state: authorizationRequest.state))
+                return errorRedirect(.loginRequired, "The user is not signed in.", authorizationRequest)
             }
-            return signIn(parameters, loginHint: authorizationRequest.loginHint, reauth: web.active != nil)
+            let id = try await pending.park(PendingAuthorization(parameters: parameters, requestedAt: requestedAt))
+            return signIn(pendingID: id, loginHint: authorizationRequest.loginHint, reauth: web.active != nil)
         }
-        if try await authorization.needsConsent(authorizationRequest, userId: active.user.id) {
+        let step = try await authorization.approvalStep(authorizationRequest, userId: active.user.id)
+        switch step {
+        case .automatic:
+            return .redirect(to: try await authorization.approve(authorizationRequest, userId: active.user.id,
+                                                                 authTime: active.session.createdAt,
+                                                                 authMethods: active.session.authMethods))
+        case .consent, .confirm:
             if authorizationRequest.prompt.contains("none") {
-                return .redirect(to: authorization.errorRedirect(OAuthError(.consentRequired, "The user has not consented yet."),
-                                                                 redirectURI: authorizationRequest.redirectURI,
-                                                                 state: authorizationRequest.state))
+                return step == .consent
+                    ? errorRedirect(.consentRequired, "The user has not consented yet.", authorizationRequest)
+                    : errorRedirect(.interactionRequired, "The user must confirm this sign-in.", authorizationRequest)
             }
-            return consentPage(authorizationRequest, parameters: parameters, web: web)
+            let id = try await pending.park(PendingAuthorization(parameters: parameters, requestedAt: requestedAt,
+                                                                 sessionIdHash: active.session.idHash, userId: active.user.id))
+            return decisionPage(step, authorizationRequest, pendingID: id, web: web)
         }
+    }
+
+    /// `prompt=login` asks for a sign-in after the request arrived, `max_age` for one no older than
+    /// `max_age` seconds at that moment (`max_age=0` ≡ `prompt=login`). Both compare the session's
+    /// sign-in time with the time the request *first* arrived, so the way back from sign-in passes.
+    static func needsFreshSignIn(_ request: AuthorizationRequest, sessionStart: Date, requestedAt: Date, resumed: Bool) -> Bool {
+        if request.prompt.contains("login") && !resumed { return true }
+        var bound: Date?
+        if let maxAge = request.maxAge { bound = requestedAt.addingTimeInterval(-Double(maxAge)) }
+        if request.prompt.contains("login") { bound = requestedAt }
+        guard let bound else { return false }
+        // Whole milliseconds: the stored precision of both times.
+        func ms(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded(.down)) }
+        return ms(sessionStart) < ms(bound)
+    }
+
+    /// The consent (or "continue as") form's answer. Exactly one decision, from the clicked button;
+    /// the request it answers comes from the server, bound to the session it was shown to, single use.
+    private func decide(_ request: Request) async throws -> Response {
+        let form = try request.form()
+        let web = try await reader.read(request)
+        try reader.requireCSRF(form, web)
+        let decisions = form.pairs.filter { $0.key == Self.decisionField }.map(\.value)
+        guard decisions.count == 1, let decision = decisions.first, decision == "allow" || decision == "deny" else {
+            throw HTTPError(.badRequest, "The form must carry exactly one decision: allow or deny.")
+        }
+        let ids = form.pairs.filter { $0.key == Self.requestField }.map(\.value)
+        guard ids.count == 1 else { throw HTTPError(.badRequest, "The form must name exactly one authorization request.") }
+        guard let active = web.active else {
+            throw HTTPError(.badRequest, "You are no longer signed in. Go back to the application and start again.")
+        }
+        guard let parked = try await pending.take(ids[0]), parked.isBound(toSession: active.session.idHash, userId: active.user.id) else {
+            throw HTTPError(.badRequest, "This request has expired or was already answered. Go back to the application and start again.")
+        }
+        let authorizationRequest: AuthorizationRequest
+        do { authorizationRequest = try await parser.parse(Self.multimap(parked.parameters)) } catch let failure as AuthorizationFailure {
+            return failurePage(failure)
+        }
+        guard decision == "allow" else {
+            await audit.record(.consentDenied, userId: active.user.id, context: request.clientContext,
+                               details: ["client_id": authorizationRequest.client.id])
+            return errorRedirect(.accessDenied, "The user declined.", authorizationRequest)
+        }
+        try await authorization.recordConsent(authorizationRequest, userId: active.user.id)
+        await audit.record(.consentGranted, userId: active.user.id, context: request.clientContext,
+                           details: ["client_id": authorizationRequest.client.id, "scope": authorizationRequest.scope.description])
         return .redirect(to: try await authorization.approve(authorizationRequest, userId: active.user.id,
                                                              authTime: active.session.createdAt,
                                                              authMethods: active.session.authMethods))
     }
 
-    /// The `sub` of an ID token we issued (expired ones too: the hint is about who, not when).
-    private func hintSubject(_ hint: String) async throws -> String? {
-        let verifier = JWTVerifier(allowedAlgorithms: [.es256],
-                                   rules: ClaimRules(issuers: [settings.issuer], audiences: nil, leeway: 366 * 86_400))
-        return try? verifier.verify(hint, keys: try await keys.verificationKeys(), now: clock.now()).claims.string("sub")
+    private func errorRedirect(_ code: OAuthError.Code, _ description: String, _ request: AuthorizationRequest) -> Response {
+        .redirect(to: authorization.errorRedirect(OAuthError(code, description), redirectURI: request.redirectURI, state: request.state))
     }
 
-    private func signIn(_ parameters: [(key: String, value: String)], loginHint: String?, reauth: Bool) -> Response {
-        let back = "/oauth/authorize?" + URLEncodedForm(pairs: parameters.map { ($0.key, $0.value) }).encoded
+    private func signIn(pendingID: String, loginHint: String?, reauth: Bool) -> Response {
+        let back = "/oauth/authorize?" + URLEncodedForm(pairs: [(Self.pendingParameter, pendingID)]).encoded
         var target = "/sign-in?return_to=" + PercentDecoding.encode(back)
-        if let loginHint { target += "&login_hint=" + PercentDecoding.encode(loginHint) }
+        if let loginHint { target += "&login_hint=" + PercentDecoding.encode(String(loginHint.prefix(320))) }
         if reauth { target += "&reauth=1" }
         return .redirect(to: target)
+    }
+
+    private func expiredPage() -> Response {
+        var response = Response.html(layout.render(title: "This sign-in request has expired", body: """
+            \(PageLayout.notice("This sign-in request has expired or was already used."))
+            <p>Go back to the application and start signing in again.</p>
+            """), status: .badRequest)
+        response.headers.set("Cache-Control", "no-store")
+        return response
     }
 
     private func failurePage(_ failure: AuthorizationFailure) -> Response {
@@ -126,19 +173,41 @@ struct AuthorizeRoutes: Sendable {
         }
     }
 
-    private func consentPage(_ request: AuthorizationRequest, parameters: [(key: String, value: String)], web: WebSession) -> Response {
-        let hidden = parameters.map { #"<input type="hidden" name="\#(h($0.key))" value="\#(h($0.value))">"# }.joined()
-        let scopes = request.scope.values.map { "<li>\(h(Self.describe(scope: $0)))</li>" }.joined()
-        var response = Response.html(layout.render(title: "Allow \(request.client.name)?", body: """
-            <p><strong>\(h(request.client.name))</strong> wants to use your Gatehouse account (\(h(web.user?.email ?? ""))) to:</p>
-            <ul id="scopes">\(scopes)</ul>
-            <p class="muted">It will be sent back to \(h(request.redirectURI)). You can withdraw access at any time from your account page.</p>
+    /// The consent page, or the "continue as" page for a client whose identity cannot be assured.
+    /// The form carries the CSRF token, the parked request's id and the clicked button — nothing else.
+    private func decisionPage(_ step: AuthorizationService.ApprovalStep, _ request: AuthorizationRequest, pendingID: String,
+                              web: WebSession) -> Response {
+        let csrf = reader.token(for: web)
+        let email = h(web.user?.email ?? "")
+        let form = """
             <form method="post" action="/oauth/authorize/decision">
-            <input type="hidden" name="csrf_token" value="\(h(reader.token(for: web)))">\(hidden)
-            <button type="submit" name="decision" value="allow">Allow</button>
-            <button type="submit" name="decision" value="deny" class="secondary">Deny</button>
+            <input type="hidden" name="csrf_token" value="\(h(csrf))">
+            <input type="hidden" name="\(Self.requestField)" value="\(h(pendingID))">
+            <button type="submit" name="\(Self.decisionField)" value="allow">\(step == .confirm ? "Continue" : "Allow")</button>
+            <button type="submit" name="\(Self.decisionField)" value="deny" class="secondary">\(step == .confirm ? "Cancel" : "Deny")</button>
             </form>
-            """, signedIn: true, csrf: reader.token(for: web)))
+            """
+        let title: String
+        let body: String
+        if step == .confirm {
+            title = "Continue to \(request.client.name)?"
+            body = """
+                <p>Continue to <strong>\(h(request.client.name))</strong> as <strong>\(email)</strong>?</p>
+                <p class="muted">Only continue if you just started signing in to \(h(request.client.name)) yourself. \
+                Another app on this device could be pretending to be it.</p>
+                \(form)
+                """
+        } else {
+            let scopes = request.scope.values.map { "<li>\(h(Self.describe(scope: $0)))</li>" }.joined()
+            title = "Allow \(request.client.name)?"
+            body = """
+                <p><strong>\(h(request.client.name))</strong> wants to use your Gatehouse account (\(email)) to:</p>
+                <ul id="scopes">\(scopes)</ul>
+                <p class="muted">It will be sent back to \(h(request.redirectURI)). You can withdraw access at any time from your account page.</p>
+                \(form)
+                """
+        }
+        var response = Response.html(layout.render(title: title, body: body, signedIn: true, csrf: csrf))
         response.headers.set("Cache-Control", "no-store")
         return response
     }

@@ -28,11 +28,10 @@ struct LogoutRoutes: Sendable {
 
     private func logout(_ request: Request, parameters: URLEncodedForm, confirmed: Bool) async throws -> Response {
         let web = try await reader.read(request)
-        var hintClaims: JWTClaims?
+        var hintClaims: IDTokenHint.Reading?
         if let hint = parameters["id_token_hint"] {
-            let verifier = JWTVerifier(allowedAlgorithms: [.es256],
-                                       rules: ClaimRules(issuers: [settings.issuer], audiences: nil, leeway: 366 * 86_400))
-            hintClaims = try? verifier.verify(hint, keys: try await keys.verificationKeys(), now: clock.now()).claims
+            // Only an ID token of ours (never an access token, which names the same subject; issue 14, item 18).
+            hintClaims = try await IDTokenHint(settings: settings, keys: keys, clock: clock).read(hint)
             if hintClaims == nil { throw HTTPError(.badRequest, "The id_token_hint is not a valid ID token from this server.") }
         }
         let clientID = hintClaims?.audience.first ?? parameters["client_id"]

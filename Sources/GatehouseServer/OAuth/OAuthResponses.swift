@@ -74,8 +74,8 @@ enum OAuthResponses {
             guard header.count > 6, header.prefix(6).lowercased() == "basic ",
                   let decoded = Data(base64Encoded: String(header.dropFirst(6)).trimmingCharacters(in: .whitespaces)),
                   let text = String(data: decoded, encoding: .utf8), let colon = text.firstIndex(of: ":"),
-                  let id = String(text[..<colon]).removingPercentEncoding,
-                  let secret = String(text[text.index(after: colon)...]).removingPercentEncoding, !id.isEmpty else {
+                  let id = formDecoded(String(text[..<colon])),
+                  let secret = formDecoded(String(text[text.index(after: colon)...])), !id.isEmpty else {
                 throw .invalidClient("The Authorization header is not valid HTTP Basic client authentication.")
             }
             if parameters["client_secret"] != nil {
@@ -91,6 +91,12 @@ enum OAuthResponses {
         }
         if let secret = parameters["client_secret"] { return .post(id: id, secret: secret) }
         return .none(id: id)
+    }
+
+    /// RFC 6749 §2.3.1: the client id and secret are `application/x-www-form-urlencoded` before
+    /// they go into HTTP Basic, so `+` is a space and `%XX` a byte (then UTF-8).
+    static func formDecoded(_ text: String) -> String? {
+        text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding
     }
 
     /// Adds CORS headers when the request's Origin is registered by some client.

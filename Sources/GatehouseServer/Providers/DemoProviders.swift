@@ -40,6 +40,7 @@ enum DemoProviders {
         if !configuration.clients.contains(where: { $0.registration.id == demoNativeClientID }) {
             configuration.clients.append(ConfiguredClient(registration: ClientRegistration(
                 id: demoNativeClientID, name: "Gatehouse Demo App", kind: .public, redirectURIs: ["\(DemoSetup.nativeBundleID):/oauth"],
+                grantTypes: ["authorization_code", "refresh_token", "urn:ietf:params:oauth:grant-type:token-exchange"],
                 firstParty: true, metadata: #"{"callback_schemes": ["gatehouse-demo"], "bundle_ids": ["\#(DemoSetup.nativeBundleID)"]}"#),
                 secret: nil))
         }

@@ -41,9 +41,19 @@ public enum CodeRedemption: Sendable, Equatable {
 
 public protocol AuthorizationCodeStore: Sendable {
     func create(_ code: AuthorizationCode) async throws
-    /// Marks the code used atomically (two concurrent redemptions: exactly one `.redeemed`).
-    func redeem(hash: TokenHash, now: Date) async throws -> CodeRedemption
-    /// Records the family issued from a redeemed code.
+    /// Marks the code used atomically (two concurrent redemptions: exactly one `.redeemed`). In the
+    /// same statement it records `familyId`, the refresh family the tokens are about to be issued in,
+    /// so a replay that arrives while they are being issued already finds the family to revoke; and it
+    /// keeps the used code until `retainUntil` (when later than its expiry), so later replays still find it.
+    func redeem(hash: TokenHash, now: Date, familyId: String?, retainUntil: Date?) async throws -> CodeRedemption
+    /// Records (replaces) the family issued from a redeemed code.
     func attachFamily(hash: TokenHash, familyId: String) async throws
     func purgeExpired(now: Date, limit: Int) async throws -> Int
+}
+
+extension AuthorizationCodeStore {
+    /// Marks the code used without recording a family or extending its life.
+    public func redeem(hash: TokenHash, now: Date) async throws -> CodeRedemption {
+        try await redeem(hash: hash, now: now, familyId: nil, retainUntil: nil)
+    }
 }

@@ -33,6 +33,9 @@ public enum RefreshRotation: Sendable, Equatable {
     case reused(RefreshToken)
     /// Unknown, expired or revoked.
     case invalid
+    /// Presented again inside the grace window but with a replacement other than the successor already
+    /// issued (or that successor is no longer current): nothing changed, no second branch was created.
+    case refused
 }
 
 /// A client a user has granted long-lived access to (active refresh tokens), for the account page.
@@ -47,17 +50,20 @@ public struct ActiveGrant: Sendable, Equatable {
 public protocol RefreshTokenStore: Sendable {
     func create(_ token: RefreshToken) async throws
     func find(hash: TokenHash) async throws -> RefreshToken?
-    /// Atomically: if `hash` is valid at `now` (not revoked, not expired, and not rotated — or rotated
-    /// less than `graceWindow` ago), mark it rotated and insert `replacement` (same family) → `.rotated`.
+    /// Atomically: if `hash` is valid at `now` (not revoked, not expired) and not rotated, mark it rotated
+    /// and insert `replacement` (same family) → `.rotated`. If it was rotated less than `graceWindow` ago,
+    /// insert nothing: `.rotated` when `replacement` is the successor already stored and still current
+    /// (a retry gets the same successor back), else `.refused` — a family never has two live branches.
     /// If it was rotated longer ago, revoke its family → `.reused`. Otherwise `.invalid`.
-    /// Two concurrent rotations of one token: exactly one `.rotated` when `graceWindow` is 0.
+    /// Two concurrent rotations of one token: exactly one inserts a successor.
     func rotate(hash: TokenHash, replacement: RefreshToken, now: Date, graceWindow: TimeInterval) async throws -> RefreshRotation
     /// Revokes every token of a family; returns how many were still live.
     func revokeFamily(_ familyId: String, now: Date) async throws -> Int
     /// Revokes every token of a user (optionally only those issued to one client).
     func revokeAll(userId: String, clientId: String?, now: Date) async throws -> Int
-    /// The families with a live token for a user and client (to revoke their access tokens too).
-    func familyIds(userId: String, clientId: String, now: Date) async throws -> [String]
+    /// The families with a live token for a user and client — or every client when `clientId` is nil —
+    /// (to revoke their access tokens too).
+    func familyIds(userId: String, clientId: String?, now: Date) async throws -> [String]
     /// Whether the family still has a live (unrevoked, unexpired) token.
     func isFamilyActive(_ familyId: String, now: Date) async throws -> Bool
     /// Clients with live refresh tokens for a user, one entry per client (oldest grant), ordered by client id.

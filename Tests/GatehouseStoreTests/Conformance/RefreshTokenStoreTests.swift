@@ -103,16 +103,20 @@ struct RefreshTokenStoreTests {
             try await db.refreshTokens.create(.fixture("rt0"))
             _ = try await db.refreshTokens.rotate(hash: testHash("rt0"), replacement: .fixture("a", created: 10),
                                                   now: TestTime.at(10), graceWindow: 30)
-            // A retry (e.g. the first response was lost) within 30 s rotates again…
+            // A retry (e.g. the first response was lost) within 30 s gets the same successor back…
             guard case .rotated(let again) = try await db.refreshTokens.rotate(
-                hash: testHash("rt0"), replacement: .fixture("b", created: 39), now: TestTime.at(39.999), graceWindow: 30)
+                hash: testHash("rt0"), replacement: .fixture("a", created: 39), now: TestTime.at(39.999), graceWindow: 30)
             else {
-                Issue.record("a rotation within the grace window must succeed")
+                Issue.record("a rotation within the grace window naming the stored successor must succeed")
                 return
             }
             // …keeping the first rotation time, so the window does not slide.
             #expect(again.rotatedAt == TestTime.at(10))
-            #expect(try await db.refreshTokens.find(hash: testHash("b")) != nil)
+            #expect(try await db.refreshTokens.find(hash: testHash("a"))?.createdAt == TestTime.at(10), "nothing new was stored")
+            // Issue 14, item 22: any other replacement inside the window is refused — never a second live branch.
+            #expect(try await db.refreshTokens.rotate(hash: testHash("rt0"), replacement: .fixture("b", created: 39),
+                                                      now: TestTime.at(39.999), graceWindow: 30) == .refused)
+            #expect(try await db.refreshTokens.find(hash: testHash("b")) == nil)
             // At exactly 30 s after the first rotation the window is over: a replay.
             guard case .reused = try await db.refreshTokens.rotate(
                 hash: testHash("rt0"), replacement: .fixture("c", created: 40), now: TestTime.at(40), graceWindow: 30)

@@ -9,9 +9,12 @@ public struct AuthorizationService: Sendable {
     let consents: any ConsentStore
     let settings: OAuthSettings
     let clock: IdentityClock
+    /// Requests parked while the user signs in or decides.
+    public let pending: PendingAuthorizations
 
     public init(database: any GatehouseDatabase, settings: OAuthSettings, clock: IdentityClock = .system) {
         codes = database.authorizationCodes; consents = database.consents; self.settings = settings; self.clock = clock
+        pending = PendingAuthorizations(store: database.flowStates, clock: clock)
     }
 
     /// Whether the user must see the consent page: third-party clients without a remembered consent
@@ -21,6 +24,32 @@ public struct AuthorizationService: Sendable {
         if request.prompt.contains("consent") { return true }
         guard let consent = try await consents.find(userId: userId, clientId: request.client.id) else { return true }
         return !Set(request.scope.values).isSubset(of: Set(consent.scopes))
+    }
+
+    /// What must happen before a code is issued to a signed-in user.
+    public enum ApprovalStep: Sendable, Equatable {
+        /// Issue the code now.
+        case automatic
+        /// Ask "Continue to <app> as <user>?": the client's identity cannot be assured (issue 14, item 3).
+        case confirm
+        /// Show the consent page (third-party client without a remembered consent, or `prompt=consent`).
+        case consent
+    }
+
+    /// The rule for automatic approval: consent where needed; and no code without the user's click for
+    /// a client whose identity cannot be assured — a public client redirecting to a custom scheme or a
+    /// loopback port, which any app on the device can claim (RFC 8252 §8.6) — whatever its first-party
+    /// flag or remembered consent. Confidential clients (they authenticate at the token endpoint) and
+    /// claimed `https` redirects (universal/app links) are approved automatically.
+    public func approvalStep(_ request: AuthorizationRequest, userId: String) async throws -> ApprovalStep {
+        if try await needsConsent(request, userId: userId) { return .consent }
+        return Self.isIdentityAssured(client: request.client, redirectURI: request.redirectURI) ? .automatic : .confirm
+    }
+
+    /// Whether the code can only reach the client it names: it authenticates, or its redirect is https.
+    public static func isIdentityAssured(client: OAuthClient, redirectURI: String) -> Bool {
+        if client.kind == .confidential { return true }
+        return URLComponents(string: redirectURI)?.scheme?.lowercased() == "https"
     }
 
     /// Remembers consent (merged with what the user granted before).

@@ -17,7 +17,12 @@ struct AuthorizationCodeGrant: Sendable {
         let redirectURI = try request.required("redirect_uri")
         let verifier = request.parameters["code_verifier"]
         let code: AuthorizationCode
-        switch try await codes.redeem(hash: TokenHash(SHA256.hash(value)), now: clock.now()) {
+        // The family is chosen before redemption and recorded by the same atomic statement that spends
+        // the code (issue 14, item 15): a replay racing this request finds it and revokes what is issued.
+        let familyId = RecordID.random()
+        let now = clock.now()
+        switch try await codes.redeem(hash: TokenHash(SHA256.hash(value)), now: now, familyId: familyId,
+                                      retainUntil: now.addingTimeInterval(Self.usedCodeRetention(request.client, issuer.settings))) {
         case .invalid:
             throw OAuthError.invalidGrant("The authorization code is invalid or has expired.")
         case .alreadyUsed(let used):
@@ -45,9 +50,24 @@ struct AuthorizationCodeGrant: Sendable {
         }
         let scope = Scope(parsing: code.scope) ?? Scope([])
         let grant = TokenGrant(client: request.client, user: user, scope: scope, authTime: code.authTime,
-                               authMethods: code.authMethods, nonce: code.nonce,
+                               authMethods: code.authMethods, nonce: code.nonce, familyId: code.issuedFamilyId ?? familyId,
                                issueRefreshToken: request.client.receivesRefreshToken(for: scope))
-        try await codes.attachFamily(hash: code.hash, familyId: grant.familyId)
-        return try await issuer.issue(grant).response
+        let response = try await issuer.issue(grant).response
+        // A replay that revoked the family before our refresh token was stored revoked nothing in the
+        // store yet; its family marker is written first, so checking it now closes that window.
+        if try await revocation.isFamilyRevoked(grant.familyId) {
+            try await revocation.revokeFamily(grant.familyId)
+            throw OAuthError.invalidGrant("The authorization code was used twice; the tokens issued for it are revoked.")
+        }
+        return response
+    }
+
+    /// How long a used code is remembered, so a replay still revokes what it issued: as long as those
+    /// tokens can live (the refresh family's lifetime, or the access token's), plus the code's own
+    /// lifetime as a margin for clock steps.
+    static func usedCodeRetention(_ client: OAuthClient, _ settings: OAuthSettings) -> TimeInterval {
+        let tokens = client.grantTypes.contains("refresh_token") ? max(settings.refreshTokenLifetime, settings.accessTokenLifetime)
+                                                                  : settings.accessTokenLifetime
+        return tokens + settings.codeLifetime
     }
 }

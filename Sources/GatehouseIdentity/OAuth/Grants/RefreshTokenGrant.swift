@@ -33,7 +33,7 @@ struct RefreshTokenGrant: Sendable {
         let grant = TokenGrant(client: request.client, user: user, scope: scope, authTime: stored.authTime,
                                authMethods: stored.authMethods, familyId: stored.familyId, issueRefreshToken: true,
                                familyExpiresAt: stored.expiresAt)
-        let (response, replacement) = try await issuer.issue(grant, storeRefreshToken: false)
+        let (response, replacement) = try await issuer.issue(grant, storeRefreshToken: false, refreshValue: issuer.successor(of: value))
         guard let replacement else { throw OAuthError(.serverError, "No refresh token was minted.") }
         switch try await refreshTokens.rotate(hash: hash, replacement: replacement, now: clock.now(),
                                               graceWindow: issuer.settings.refreshGraceWindow) {
@@ -44,6 +44,8 @@ struct RefreshTokenGrant: Sendable {
             throw OAuthError.invalidGrant("The refresh token was already used; every token of this grant is now revoked.")
         case .invalid:
             throw OAuthError.invalidGrant("The refresh token is invalid, expired or revoked.")
+        case .refused:
+            throw OAuthError.invalidGrant("The refresh token was already rotated; use the refresh token that replaced it.")
         }
     }
 }

@@ -29,6 +29,8 @@ struct TokenExchangeGrant: Sendable {
 
     func exchange(_ request: TokenRequest) async throws -> TokenResponse {
         guard let resolver else { throw OAuthError(.unsupportedGrantType, "Token exchange is not enabled on this server.") }
+        // Client policy first (issue 14, item 7): only clients registered for this grant, like every other grant.
+        try request.requireGrant(Self.grantType)
         let subjectToken = try request.required("subject_token")
         guard try request.required("subject_token_type") == Self.idTokenType else {
             throw OAuthError.invalidRequest("subject_token_type must be \(Self.idTokenType).")
@@ -56,8 +58,17 @@ extension TokenIssuer {
     /// Tokens for a user who just signed in at a third party on behalf of `client` (native Sign in with
     /// Apple, either `POST /native/apple` with `response=tokens` or the token-exchange grant). A refresh
     /// token comes along under the same rule as every other grant.
+    ///
+    /// There is no page to ask on, so a third-party client gets tokens only within a consent the user
+    /// gave it before (through `/oauth/authorize`); otherwise `access_denied` (issue 14, item 7).
     public func issueForExternalSignIn(client: OAuthClient, user: User, scope: Scope?, method: String) async throws -> TokenResponse {
         let scope = scope ?? TokenExchangeGrant.defaultScope
+        if !client.firstParty {
+            let remembered = try await consents?.find(userId: user.id, clientId: client.id)
+            guard let remembered, Set(scope.values).isSubset(of: Set(remembered.scopes)) else {
+                throw OAuthError(.accessDenied, "The user has not allowed this application yet; sign in through /oauth/authorize first.")
+            }
+        }
         let grant = TokenGrant(client: client, user: user, scope: scope, authTime: clock.now(), authMethods: [method],
                                issueRefreshToken: client.receivesRefreshToken(for: scope))
         return try await issue(grant).response

@@ -1,3 +1,4 @@
+import Foundation
 /// A token-endpoint request after client authentication: the grant's parameters, each present once.
 public struct TokenRequest: Sendable {
     public let client: GatehouseStore.OAuthClient
@@ -37,6 +38,14 @@ extension OAuthClient {
             throw OAuthError(.invalidScope, "This client may not ask for: \(unknown.joined(separator: " ")).")
         }
         return scope
+    }
+
+    /// Resource servers registered to introspect tokens of every client (`"introspect_any": true` in the
+    /// client's metadata; the config file's `introspect_any`). Others see only their own tokens.
+    public var mayIntrospectAnyToken: Bool {
+        guard let data = metadata.data(using: .utf8),
+              let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return false }
+        return object["introspect_any"] as? Bool == true
     }
 
     /// Whether tokens for this grant include a refresh token.

@@ -30,21 +30,37 @@ public struct TokenIssuer: Sendable {
     let keys: SigningKeyRing
     let refreshTokens: any RefreshTokenStore
     let clock: IdentityClock
+    /// Derives a rotated refresh token's successor from the token itself (``successor(of:)``).
+    let successorKey: [UInt8]
+    /// Remembered consents: external sign-ins for third-party clients need one (no page to ask on).
+    let consents: (any ConsentStore)?
 
-    public init(settings: OAuthSettings, keys: SigningKeyRing, refreshTokens: any RefreshTokenStore, clock: IdentityClock = .system) {
+    /// `successorKey` must be the same in every process sharing the database (derive it from the server secret).
+    public init(settings: OAuthSettings, keys: SigningKeyRing, refreshTokens: any RefreshTokenStore, clock: IdentityClock = .system,
+                successorKey: [UInt8] = SecureRandom.bytes(32), consents: (any ConsentStore)? = nil) {
         self.settings = settings; self.keys = keys; self.refreshTokens = refreshTokens; self.clock = clock
+        self.successorKey = successorKey; self.consents = consents
+    }
+
+    /// The refresh token that replaces `token` when it is rotated: HMAC-SHA-256 under a server key, so
+    /// the same token always has the same successor (a retry inside the grace window gets the token the
+    /// first rotation stored, never a second branch) and nobody without the key can compute it.
+    func successor(of token: String) -> String {
+        Base64URL.encode(HMACSHA256.authenticationCode(for: Array("gatehouse/refresh-successor/\(token)".utf8), key: successorKey))
     }
 
     /// Issues tokens for a grant; `replacing` is the refresh token being rotated, whose store row the
     /// caller has already rotated (the new refresh token is passed back to be stored by `rotate`).
-    public func issue(_ grant: TokenGrant, storeRefreshToken: Bool = true) async throws -> (response: TokenResponse, refresh: RefreshToken?) {
+    /// `refreshValue` fixes the refresh token's value (rotation passes the derived successor).
+    public func issue(_ grant: TokenGrant, storeRefreshToken: Bool = true, refreshValue fixedRefreshValue: String? = nil) async throws
+        -> (response: TokenResponse, refresh: RefreshToken?) {
         let now = clock.now()
         let key = try await keys.signingKey()
         let accessToken = try accessTokenJWT(grant, key: key, now: now)
         var refreshValue: String?
         var refreshRecord: RefreshToken?
         if grant.issueRefreshToken, let user = grant.user {
-            let value = SecureRandom.token(byteCount: 32)
+            let value = fixedRefreshValue ?? SecureRandom.token(byteCount: 32)
             let record = RefreshToken(hash: TokenHash(SHA256.hash(value)), familyId: grant.familyId, clientId: grant.client.id,
                                       userId: user.id, scope: grant.scope.description, authTime: grant.authTime ?? now,
                                       authMethods: grant.authMethods, createdAt: now,
@@ -103,8 +119,11 @@ public enum UserClaims {
             claims["email_verified"] = .bool(user.emailVerified)
         }
         if scope.contains(Scope.profile) {
-            claims["name"] = .string(user.displayName ?? user.email)
-            if let name = user.displayName { claims["preferred_username"] = .string(name) }
+            // No name is no `name`: the email is released only under the `email` scope (issue 14, item 12).
+            if let name = user.displayName, !name.isEmpty {
+                claims["name"] = .string(name)
+                claims["preferred_username"] = .string(name)
+            }
             claims["updated_at"] = .integer(Int64(user.updatedAt.timeIntervalSince1970))
         }
         return claims

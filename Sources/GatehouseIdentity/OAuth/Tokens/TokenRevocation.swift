@@ -15,12 +15,21 @@ public struct TokenRevocation: Sendable {
     }
 
     /// Revokes a grant's refresh tokens and, through the family marker, its outstanding access tokens.
+    /// The marker is written first: an issuer that stores a token of this family afterwards sees the
+    /// marker when it checks (``isFamilyRevoked(_:)``), one that stored it before has it revoked here.
     public func revokeFamily(_ familyId: String) async throws {
         let now = clock.now()
+        try await revoked.revoke(jti: AccessTokenValidator.familyMarker(familyId), expiresAt: markerExpiry(now))
         _ = try await refreshTokens.revokeFamily(familyId, now: now)
-        try await revoked.revoke(jti: AccessTokenValidator.familyMarker(familyId),
-                                 expiresAt: now.addingTimeInterval(settings.accessTokenLifetime + 60))
     }
+
+    /// Whether the family was revoked (its marker is on the revocation list).
+    public func isFamilyRevoked(_ familyId: String) async throws -> Bool {
+        try await revoked.isRevoked(jti: AccessTokenValidator.familyMarker(familyId))
+    }
+
+    /// A family marker must outlive every access token of the family, including one issued after it.
+    func markerExpiry(_ now: Date) -> Date { now.addingTimeInterval(settings.accessTokenLifetime + 60) }
 
     /// Revokes everything a user granted a client (the account page's "revoke" button).
     public func revokeClient(userId: String, clientId: String) async throws {
@@ -28,8 +37,7 @@ public struct TokenRevocation: Sendable {
         let families = try await refreshTokens.familyIds(userId: userId, clientId: clientId, now: now)
         _ = try await refreshTokens.revokeAll(userId: userId, clientId: clientId, now: now)
         for family in families {
-            try await revoked.revoke(jti: AccessTokenValidator.familyMarker(family),
-                                     expiresAt: now.addingTimeInterval(settings.accessTokenLifetime + 60))
+            try await revoked.revoke(jti: AccessTokenValidator.familyMarker(family), expiresAt: markerExpiry(now))
         }
     }
 

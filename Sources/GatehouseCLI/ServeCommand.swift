@@ -42,16 +42,15 @@ enum ServeCommand: CLICommand {
         }
         let server = app.makeServer()
         let port = try server.start()
-        // Every process runs it; the database lease makes only one of them purge at a time.
+        // Every process runs it; the database lease makes only one of them purge (and revoke provider
+        // tokens: the job runner) at a time.
         let maintenance = app.makeMaintenance()
         maintenance.start()
         log.info("gatehouse listening", [("listen", "\(configuration.http.listen.host):\(port)"),
                                          ("public_url", configuration.publicURL.absoluteString),
                                          ("database", configuration.databaseURL.hasPrefix("sqlite:") ? configuration.databaseURL : "postgres")])
-        let revocations = ProviderRevocationLoop.start(app: app)   // Apple revoke retries, due even without sign-ins
         let signal = await shutdown.wait()
         log.info("shutting down", [("signal", signal)])
-        await revocations.stop()
         let drained = await server.stop()
         if !drained { log.error("requests still running at the shutdown deadline; exiting anyway") }
         await maintenance.stop()

@@ -31,7 +31,8 @@ import Testing
         case .emailDisabled: #expect(identity?.emailVerified == false)
         case .emailEnabled: #expect(identity?.emailVerified == true)
         case .consentRevoked:
-            #expect(identity == nil)
+            // Apple is this account's only way in: kept (without Apple's voided token) so the user can come back.
+            #expect(identity != nil && identity?.sealedRefreshToken == nil)
             #expect(try await browser.get("/account").status == 303, "the Apple session ended")
         case .accountDelete:
             #expect(try await harness.users() == 0)
@@ -59,11 +60,13 @@ import Testing
         #expect(deleted.status == 303)
         #expect(try await harness.users() == 0)
         #expect(harness.simulator.apple.revocations.isEmpty)
+        #expect(await harness.app.processProviderRevocations() == 0, "Apple is down: the first attempt fails")
         harness.faults.state.withLock { $0.downPaths = [] }
         #expect(await harness.app.processProviderRevocations() == 0, "not due yet")
         harness.clock.advance(31)
         #expect(await harness.app.processProviderRevocations() == 1)
         #expect(harness.simulator.apple.revocations.count == 1)
         #expect(harness.simulator.apple.revocations.first?.tokenTypeHint == "refresh_token")
+        #expect(harness.simulator.apple.revocations.first?.revoked == true)
     }
 }

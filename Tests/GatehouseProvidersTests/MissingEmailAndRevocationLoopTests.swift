@@ -26,30 +26,19 @@ import Testing
     }
 }
 
-@Suite struct ProviderRevocationLoopTests {
-    /// A revocation whose first attempt failed is retried by the background loop once due, with no sign-in traffic.
-    @Test func loopRetriesDueRevocationsWithoutTraffic() async throws {
+@Suite struct ProviderRevocationJobTests {
+    /// Issue #14 item 23: a request only enqueues; the maintenance job runner (lease holder) revokes, with no
+    /// sign-in traffic, and a run that does not hold the lease revokes nothing.
+    @Test func maintenanceRunnerRevokesQueuedTokensAndOnlyTheLeaseHolderDoes() async throws {
         let harness = try await ProviderHarness.make()
         let browser = harness.browser()
         #expect(try await harness.signIn("apple", with: browser).final.status == 303)
-        harness.faults.state.withLock { $0.downPaths = ["/auth/revoke"] }
         #expect(try await browser.submit("/account", to: "/account/delete", []).status == 303)
-        #expect(harness.simulator.apple.revocations.isEmpty)
-        harness.faults.state.withLock { $0.downPaths = [] }
-        let loop = ProviderRevocationLoop.start(app: harness.app, interval: .milliseconds(20))
-        try await Task.sleep(for: .milliseconds(200))
-        #expect(harness.simulator.apple.revocations.isEmpty, "not due before its backoff")
-        harness.clock.advance(31)
-        // Up to 30 s: a generous bound for shared CI cores; it normally takes one interval.
-        for _ in 0..<1500 where harness.simulator.apple.revocations.isEmpty { try await Task.sleep(for: .milliseconds(20)) }
-        await loop.stop()
-        #expect(harness.simulator.apple.revocations.count == 1)
-    }
-
-    /// Stop cancels the sleep rather than waiting out the hour (no wall-clock bound: CI machines are shared).
-    @Test(.timeLimit(.minutes(2))) func stopEndsTheLoopWithoutWaitingOutTheInterval() async throws {
-        let harness = try await ProviderHarness.make()
-        let loop = ProviderRevocationLoop.start(app: harness.app, interval: .seconds(3600))
-        await loop.stop()
+        #expect(harness.simulator.apple.revocations.isEmpty, "the request only queued the revocation")
+        let holder = harness.app.makeMaintenance()
+        let other = harness.app.makeMaintenance()
+        #expect(try await holder.runOnce().jobs.first { $0.name == "provider_revocations" }?.done == 1)
+        #expect(try await other.runOnce().skipped, "another process does not run the jobs while the lease is held")
+        #expect(harness.simulator.apple.revocations.map(\.revoked) == [true])
     }
 }

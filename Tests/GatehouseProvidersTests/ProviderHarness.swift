@@ -22,6 +22,8 @@ final class Faults: Sendable {
         var rewrite: (@Sendable (ProviderHTTPRequest, ProviderHTTPResponse) -> ProviderHTTPResponse)?
         var delay: Duration?
         var downPaths: [String] = []
+        /// Answered 200 with an empty body without reaching the provider (an upstream that says yes and does nothing).
+        var fakeOKPaths: [String] = []
     }
     let state = Mutex(State())
     let requests = Mutex<[String]>([])
@@ -38,6 +40,9 @@ struct FaultyTransport: ProviderTransport {
         if state.downPaths.contains(where: { request.url.path.hasSuffix($0) }) {
             return ProviderHTTPResponse(status: 503, body: Array("down".utf8))
         }
+        if state.fakeOKPaths.contains(where: { request.url.path.hasSuffix($0) }) {
+            return ProviderHTTPResponse(status: 200, body: [])
+        }
         let response = try await inner.send(request)
         return state.rewrite?(request, response) ?? response
     }
@@ -52,7 +57,8 @@ struct ProviderHarness {
     let faults: Faults
     var simulator: ProviderSimulator { app.providers.simulator! }
 
-    static func make(_ tweak: @escaping (inout GatehouseConfiguration) -> Void = { _ in }) async throws -> ProviderHarness {
+    static func make(mailer: (any Mailer)? = nil,
+                     _ tweak: @escaping (inout GatehouseConfiguration) -> Void = { _ in }) async throws -> ProviderHarness {
         var configuration = try GatehouseConfiguration.load(environment: ["GATEHOUSE_DEMO": "1"])
         configuration.passwordHashing = Argon2idParameters(memoryBytes: 1 << 20, iterations: 1)
         configuration.providers.timeoutSeconds = 1
@@ -61,7 +67,7 @@ struct ProviderHarness {
         _ = try await database.migrate()
         let clock = TestClock(), faults = Faults()
         let app = GatehouseApp(configuration: configuration, database: database, secrets: ServerSecrets(master: SecureRandom.bytes(32)),
-                               log: ServerLog(sink: { _ in }), accessLogSink: { _ in }, clock: IdentityClock { clock.now },
+                               log: ServerLog(sink: { _ in }), accessLogSink: { _ in }, mailer: mailer, clock: IdentityClock { clock.now },
                                wrapProviderTransport: { FaultyTransport(inner: $0, faults: faults) })
         return ProviderHarness(app: app, database: database, clock: clock, faults: faults)
     }
@@ -77,10 +83,10 @@ struct ProviderHarness {
     /// finish step's responses (the latter nil when the callback already failed).
     @discardableResult
     func signIn(_ provider: String, with browser: BrowserLikeClient, email: String = "ada@example.com", name: String = "Ada Lovelace",
-                picker extra: [(String, String)] = [], cancel: Bool = false, link: Bool = false,
+                picker extra: [(String, String)] = [], cancel: Bool = false, link: Bool = false, from page: String = "/sign-in",
                 tamperCallback: ([(String, String)]) -> [(String, String)] = { $0 }) async throws -> (callback: TestResponse, final: TestResponse) {
         let start = link ? try await browser.submit("/account", to: "/auth/\(provider)/link", [])
-            : try await browser.submit("/sign-in", to: "/auth/\(provider)", [])
+            : try await browser.submit(page, to: "/auth/\(provider)", [])
         guard start.status == 303 else { return (start, start) }
         let page = try await browser.get(Self.path(start.headers["Location"]))
         guard page.status == 200 else { return (page, page) }

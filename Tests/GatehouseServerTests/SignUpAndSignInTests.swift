@@ -7,29 +7,32 @@ import Testing
 @Suite struct SignUpAndSignInTests {
     let sessionCookie = "gatehouse_session"
 
-    @Test func signUpSignsInAndNormalisesTheEmail() async throws {
+    @Test func signUpNormalisesTheEmailAndSignsInOnlyThroughSignIn() async throws {
         let gatehouse = try await TestGatehouse.make()
         let browser = gatehouse.browser()
         let response = try await browser.submit("/sign-up", to: "/sign-up",
                                                 [("email", "  Ada@Example.COM "), ("password", "correct horse battery"), ("name", "Ada")])
         #expect(response.status == 303)
-        #expect(response.headers["Location"] == "/account")
-        let cookie = try #require(response.headers.values("Set-Cookie").first { $0.hasPrefix(sessionCookie + "=") })
-        #expect(cookie.contains("HttpOnly") && cookie.contains("SameSite=Lax") && cookie.contains("Path=/"))
-        #expect(!cookie.contains("Secure"), "plain-http loopback: no Secure, no __Host- prefix")
+        #expect(response.headers["Location"] == "/sign-up/check-email")
+        #expect(!response.headers.values("Set-Cookie").contains { $0.hasPrefix(sessionCookie + "=") }, "sign-up starts no session")
         let user = try #require(try await gatehouse.database.users.find(email: "ada@example.com"))
         #expect(user.passwordHash?.hasPrefix("$argon2id$") == true)
         #expect(!user.emailVerified)
-        let account = try await browser.get("/account")
-        #expect(account.status == 200 && account.text.contains("ada@example.com"))
-        #expect(gatehouse.mailer.lastLink(to: "ada@example.com", containing: "/email/verify/") != nil)
+        #expect(await gatehouse.mailer.link(to: "ada@example.com", containing: "/email/verify/") != nil)
         #expect(try await gatehouse.auditTypes(email: "ada@example.com").contains("sign_up"))
+        let signIn = try await browser.submit("/sign-in", to: "/sign-in", [("email", "ada@example.com"), ("password", "correct horse battery")])
+        let cookie = try #require(signIn.headers.values("Set-Cookie").first { $0.hasPrefix(sessionCookie + "=") })
+        #expect(cookie.contains("HttpOnly") && cookie.contains("SameSite=Lax") && cookie.contains("Path=/"))
+        #expect(!cookie.contains("Secure"), "plain-http loopback: no Secure, no __Host- prefix")
+        let account = try await browser.get("/account")
+        #expect(account.status == 200 && account.text.contains("ada@example.com") && account.text.contains("not confirmed yet"))
     }
 
     @Test func httpsUsesHostPrefixedSecureCookies() async throws {
         let gatehouse = try await TestGatehouse.make { $0.publicURL = URL(string: "https://id.example.com")! }
-        let response = try await gatehouse.browser().submit("/sign-up", to: "/sign-up",
-                                                            [("email", "a@example.com"), ("password", "correct horse battery")])
+        let browser = gatehouse.browser()
+        _ = try await browser.submit("/sign-up", to: "/sign-up", [("email", "a@example.com"), ("password", "correct horse battery")])
+        let response = try await browser.submit("/sign-in", to: "/sign-in", [("email", "a@example.com"), ("password", "correct horse battery")])
         let cookie = try #require(response.headers.values("Set-Cookie").first { $0.hasPrefix("__Host-gatehouse_session=") })
         #expect(cookie.contains("; Secure") && cookie.contains("Path=/") && !cookie.contains("Domain"))
     }
@@ -50,13 +53,27 @@ import Testing
         #expect(try await gatehouse.database.users.count() == 0, "nothing written")
     }
 
-    @Test func duplicateAccountIsRefused() async throws {
+    /// Issue #14 item 13: sign-up answers a taken address exactly as a new one (same status, same
+    /// Location, no cookie), writes nothing, and mails the existing owner instead.
+    @Test func signUpWithATakenAddressAnswersTheSameAndMailsTheOwner() async throws {
         let gatehouse = try await TestGatehouse.make()
         _ = try await gatehouse.signedUpBrowser()
+        let mailsBefore = gatehouse.mailer.sent.count
+        let fresh = try await gatehouse.browser().submit("/sign-up", to: "/sign-up",
+                                                         [("email", "new@example.com"), ("password", "another good password")])
         let again = try await gatehouse.browser().submit("/sign-up", to: "/sign-up",
                                                          [("email", "ADA@example.com"), ("password", "another good password")])
-        #expect(again.status == 409)
-        #expect(try await gatehouse.database.users.count() == 1)
+        #expect(again.status == fresh.status && again.status == 303)
+        #expect(again.headers["Location"] == fresh.headers["Location"])
+        #expect(again.headers.values("Set-Cookie").filter { !$0.hasPrefix("gatehouse_csrf") }
+            == fresh.headers.values("Set-Cookie").filter { !$0.hasPrefix("gatehouse_csrf") })
+        #expect(again.text == fresh.text)
+        #expect(try await gatehouse.database.users.count() == 2, "the taken address got no second account")
+        for _ in 0..<200 where gatehouse.mailer.sent.count < mailsBefore + 2 { try await Task.sleep(for: .milliseconds(10)) }
+        let owners = gatehouse.mailer.sent.all.filter { $0.to == "ada@example.com" && $0.subject == "You already have an account" }
+        #expect(owners.count == 1, "the owner is told, by mail")
+        let page = try await gatehouse.browser().get("/sign-up/check-email")
+        #expect(page.status == 200 && page.text.contains("Check your email"))
     }
 
     @Test func oversizedFieldsAreRefused() async throws {

@@ -7,6 +7,7 @@ import GatehouseSQLite
 import GatehouseStore
 import GatehouseTesting
 import Synchronization
+import Testing
 
 /// A movable clock for tests of expiry and rate-limit windows.
 final class TestClock: Sendable {
@@ -20,6 +21,15 @@ final class TestClock: Sendable {
 final class RecordingMailer: Mailer {
     let sent = Recorder<MailMessage>()
     func send(_ message: MailMessage) async throws { sent.append(message) }
+
+    /// ``lastLink(to:containing:)`` once the mail arrived (mail goes out in the background), or nil after ~2 s.
+    func link(to address: String, containing fragment: String) async -> String? {
+        for _ in 0..<200 {
+            if let link = lastLink(to: address, containing: fragment) { return link }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return nil
+    }
 
     /// The first link to this server in the newest message to `address`.
     func lastLink(to address: String, containing fragment: String) -> String? {
@@ -57,12 +67,22 @@ struct TestGatehouse {
         BrowserLikeClient(InProcessClient(app.pipeline, remoteAddress: ip))
     }
 
-    /// Signs up through the page and returns the signed-in browser.
+    /// Signs up through the page, confirms the address with the mailed link (unless `verify` is false),
+    /// signs in through the page and returns the signed-in browser. Sign-up itself signs nobody in: it
+    /// answers the same whether or not the address has an account (issue #14 item 13).
     func signedUpBrowser(email: String = "ada@example.com", password: String = "correct horse battery",
-                         ip: String = "127.0.0.1") async throws -> BrowserLikeClient {
+                         ip: String = "127.0.0.1", verify: Bool = true) async throws -> BrowserLikeClient {
         let browser = browser(ip: ip)
         let response = try await browser.submit("/sign-up", to: "/sign-up", [("email", email), ("password", password), ("name", "Ada")])
-        precondition(response.status == 303, "sign-up failed: \(response.status) \(response.text)")
+        precondition(response.status == 303 && response.headers["Location"] == "/sign-up/check-email",
+                     "sign-up failed: \(response.status) \(response.text)")
+        if verify {
+            guard let link = await mailer.link(to: email, containing: "/email/verify/") else { preconditionFailure("no verification mail") }
+            let verified = try await browser.get(link)
+            precondition(verified.status == 200, "verification failed")
+        }
+        let signIn = try await browser.submit("/sign-in", to: "/sign-in", [("email", email), ("password", password)])
+        precondition(signIn.status == 303, "sign-in after sign-up failed: \(signIn.status) \(signIn.text)")
         return browser
     }
 

@@ -45,6 +45,12 @@ def test_sign_up_out_in_and_end_session_from_second_browser(gatehouse, browsers)
     screenshot(first, "sign-up")
     fill(first, email="ada@example.com", name="Ada Lovelace", password="correct horse battery")
     submit(first, "/sign-up")
+    # Sign-up answers the same whether or not the address has an account (issue #14 item 13): no session yet.
+    assert first.current_url == gatehouse.url + "/sign-up/check-email"
+    assert "Check your email" in first.page_source
+    first.get(gatehouse.wait_for_link("ada@example.com", "/email/verify/"))
+    assert "Email confirmed" in first.page_source
+    sign_in(first, gatehouse.url, "ada@example.com", "correct horse battery")
     assert first.current_url == gatehouse.url + "/account"
     assert "ada@example.com" in first.page_source
     screenshot(first, "account")
@@ -79,7 +85,6 @@ def test_password_reset_through_the_log_mailer(gatehouse, browsers):
     driver.get(gatehouse.url + "/sign-up")
     fill(driver, email="grace@example.com", password="first password here")
     submit(driver, "/sign-up")
-    submit(driver, "/sign-out")
 
     driver.get(gatehouse.url + "/password/forgot")
     fill(driver, email="grace@example.com")
@@ -108,7 +113,6 @@ def test_return_to_elsewhere_is_ignored(gatehouse, browsers):
     driver.get(gatehouse.url + "/sign-up")
     fill(driver, email="eve@example.com", password="correct horse battery")
     submit(driver, "/sign-up")
-    submit(driver, "/sign-out")
     sign_in(driver, gatehouse.url, "eve@example.com", "correct horse battery",
             path="/sign-in?return_to=https://evil.example/")
     assert driver.current_url == gatehouse.url + "/account"

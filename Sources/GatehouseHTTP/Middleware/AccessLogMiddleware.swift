@@ -2,8 +2,10 @@
 import Glibc
 #endif
 
-/// Writes one JSON line per request. It logs the path but never a query string, a body, a cookie or an
-/// `Authorization` header: codes, tokens and passwords travel there, and logs are not a secret store.
+/// Writes one JSON line per request. It logs the matched route *pattern* (`/password/reset/{token}`), never
+/// the request's own path — path segments carry secrets (reset and verification tokens) — nor a query
+/// string, a body, a cookie or an `Authorization` header: codes, tokens and passwords travel there, and
+/// logs are not a secret store (issue #14 item 6). A request no route matched logs only its first segment.
 public struct AccessLogMiddleware: Middleware {
     /// Where lines go; stdout by default. Tests capture lines through their own sink.
     public typealias Sink = @Sendable (String) -> Void
@@ -20,7 +22,7 @@ public struct AccessLogMiddleware: Middleware {
         line += ",\"method\":"
         JSONText.appendString(request.method.rawValue, to: &line)
         line += ",\"path\":"
-        JSONText.appendString(request.path, to: &line)
+        JSONText.appendString(Self.loggedPath(request), to: &line)
         line += ",\"route\":"
         JSONText.appendString(request.route ?? "", to: &line)
         line += ",\"status\":\(response.status.code),\"bytes\":\(response.body.count),\"duration_us\":\(micros)"
@@ -30,6 +32,19 @@ public struct AccessLogMiddleware: Middleware {
         }
         line += "}\n"
         sink(line)
+    }
+
+    /// What the `path` field shows: the route pattern when one matched, else the first path segment
+    /// (`/password/…`), which names the area without anything a client put after it.
+    public static func loggedPath(_ request: Request) -> String {
+        // "(unmatched)" and "(invalid)" are markers, not patterns.
+        if let route = request.route, !route.isEmpty, !route.hasPrefix("(") { return route }
+        let segments = request.path.split(separator: "/", maxSplits: 2, omittingEmptySubsequences: true)
+        guard let first = segments.first else { return "/" }
+        // A first segment can be a secret too when a client puts one there; keep it only when short and plain.
+        let plain = first.utf8.count <= 32 && first.utf8.allSatisfy { ($0 >= 0x61 && $0 <= 0x7a) || $0 == 0x2d || $0 == 0x2e || $0 == 0x5f }
+        let head = plain ? "/" + first : "/{unmatched}"
+        return segments.count > 1 ? head + "/…" : head
     }
 
     /// One `write(2)` per line, so lines from concurrent threads never interleave.

@@ -12,6 +12,10 @@ public enum AccountError: Error, Sendable, Equatable {
     case rateLimited(retryAfter: TimeInterval)
     case invalidToken
     case notFound
+    /// The account's email address is not confirmed yet, so it cannot get tokens or link methods.
+    case emailUnverified
+    /// The action needs a sign-in more recent than the session's.
+    case reauthenticationRequired
 
     public var message: String {
         switch self {
@@ -23,6 +27,8 @@ public enum AccountError: Error, Sendable, Equatable {
         case .rateLimited(let retryAfter): "Too many attempts. Try again in \(Self.describe(retryAfter))."
         case .invalidToken: "This link is not valid any more. Links work once and expire; request a new one."
         case .notFound: "No such account."
+        case .emailUnverified: "Confirm your email address first: open the link we sent you, or reset your password by email."
+        case .reauthenticationRequired: "For your security, sign in again to continue."
         }
     }
 

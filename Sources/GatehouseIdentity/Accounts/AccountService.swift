@@ -22,25 +22,36 @@ public struct AccountService: Sendable {
         self.audit = audit; self.sessions = sessions; self.clock = clock
     }
 
-    /// Creates a password account.
+    /// What a sign-up did; the page answers the same for both (issue #14 item 13).
+    public enum SignUpOutcome: Sendable, Equatable {
+        /// A new, unverified account: send it the verification link.
+        case created(User)
+        /// The address has an account already: nothing was written; tell its owner by mail instead.
+        case alreadyRegistered(User)
+    }
+
+    /// Creates a password account, or reports that the address has one. Both cost the same Argon2id hash.
     public func signUp(email rawEmail: String, password: String, displayName: String?,
-                       context: ClientContext) async throws -> User {
+                       context: ClientContext) async throws -> SignUpOutcome {
         if let wait = try await limiter.hit(limits.signUpPerIP, key: limits.ipKey(context.ip)) {
             throw AccountError.rateLimited(retryAfter: wait)
         }
         guard let email = EmailAddress(rawEmail) else { throw AccountError.invalidEmail }
         if let problem = passwordPolicy.problem(with: password, email: email) { throw AccountError.weakPassword(problem) }
-        if try await database.users.find(email: email.value) != nil { throw AccountError.emailTaken }
+        let existing = try await database.users.find(email: email.value)
         let hash = try await hasher.hash(password)
+        if let existing { return .alreadyRegistered(existing) }
         let now = clock.now()
         let name = displayName?.trimmingASCIIWhitespace()
         let user = User(id: RecordID.random(), email: email.value, displayName: (name?.isEmpty ?? true) ? nil : name,
                         passwordHash: hash, emailVerified: false, disabled: false, createdAt: now, updatedAt: now)
         do { try await database.users.create(user) } catch let error as StoreError where error.kind == .conflict {
-            throw AccountError.emailTaken   // lost a race with a concurrent sign-up
+            // Lost a race with a concurrent sign-up of the same address: the same answer as above.
+            if let winner = try await database.users.find(email: email.value) { return .alreadyRegistered(winner) }
+            throw error
         }
         await audit.record(.signUp, userId: user.id, context: context)
-        return user
+        return .created(user)
     }
 
     /// Creates an account for an operator (CLI): no rate limit, the password optional (the user can
@@ -106,9 +117,20 @@ public struct AccountService: Sendable {
     public func changePassword(userId: String, current: String, new: String, keepingSessionToken: String?,
                                context: ClientContext) async throws {
         guard let user = try await database.users.find(id: userId) else { throw AccountError.notFound }
+        try await limitPasswordCheck(userId: user.id, context: context)
         guard await hasher.verify(current, against: user.passwordHash) else { throw AccountError.invalidCredentials }
         try await setPassword(user: user, to: new, keepingSessionToken: keepingSessionToken)
         await audit.record(.passwordChanged, userId: user.id, context: context)
+    }
+
+    /// Current-password checks of a signed-in session are guesses too: a stolen session must not turn
+    /// `/account/password` or `/account/delete` into an unlimited password oracle (issue #14 item 21).
+    /// Counted per account, before the hash is checked; a correct password does not reset the count.
+    func limitPasswordCheck(userId: String, context: ClientContext) async throws {
+        if let wait = try await limiter.hit(limits.currentPasswordPerAccount, key: userId) {
+            await audit.record(.passwordCheckRateLimited, userId: userId, context: context)
+            throw AccountError.rateLimited(retryAfter: wait)
+        }
     }
 
     /// Sets a new password, ends every session but `keepingSessionToken`'s and voids pending reset links.
@@ -128,6 +150,7 @@ public struct AccountService: Sendable {
                               context: ClientContext) async throws {
         guard let user = try await database.users.find(id: userId) else { throw AccountError.notFound }
         if !recentlyAuthenticated, user.passwordHash != nil {
+            try await limitPasswordCheck(userId: user.id, context: context)
             guard let password, await hasher.verify(password, against: user.passwordHash!) else {
                 throw AccountError.invalidCredentials
             }

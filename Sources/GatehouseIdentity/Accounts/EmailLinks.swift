@@ -16,6 +16,8 @@ public struct EmailLinks: Sendable {
     let absoluteURL: @Sendable (String) -> String
     public var resetLifetime: TimeInterval = 30 * 60
     public var verifyLifetime: TimeInterval = 3 * 86_400
+    /// What the first proof of email ownership removes (nil: nothing, only for tests of this type alone).
+    public var ownershipClaim: EmailOwnershipClaim?
 
     public init(database: any GatehouseDatabase, mailer: any Mailer, accounts: AccountService,
                 limits: RateLimitPolicy = RateLimitPolicy(), audit: AuditTrail, clock: IdentityClock = .system,
@@ -25,8 +27,10 @@ public struct EmailLinks: Sendable {
         self.clock = clock; self.absoluteURL = absoluteURL
     }
 
-    /// Sends a reset link if the address has an account. Answers the same either way, and the mail goes
-    /// out in the background so the reply takes the same time too.
+    /// Sends a reset link if the address has an account, and a "no account here" note if not: the same
+    /// work either way (one lookup, one token-table write, one audit entry, one mail queued in the
+    /// background), so neither the
+    /// answer, nor its timing, nor the mail count tells whether an account exists (issue #14 item 13).
     public func requestPasswordReset(email rawEmail: String, context: ClientContext) async throws {
         if let wait = try await limiter.hit(limits.passwordForgotPerIP, key: limits.ipKey(context.ip)) {
             throw AccountError.rateLimited(retryAfter: wait)
@@ -34,18 +38,43 @@ public struct EmailLinks: Sendable {
         guard let email = EmailAddress(rawEmail) else { throw AccountError.invalidEmail }
         // Per-account limit: silently drop extra requests, so it cannot reveal the account either.
         if try await limiter.hit(limits.passwordForgotPerAccount, key: email.value) != nil { return }
-        guard let user = try await database.users.find(email: email.value), !user.disabled else { return }
-        let token = try await issue(.passwordReset, userId: user.id, lifetime: resetLifetime)
-        await audit.record(.passwordResetRequested, userId: user.id, context: context)
-        let link = absoluteURL("/password/reset/\(token)")
-        let message = MailMessage(to: user.email, subject: "Reset your password", textBody: """
-            Someone asked to reset the password of your account. If it was you, open this link within \
-            \(Int(resetLifetime / 60)) minutes:
+        let user = try await database.users.find(email: email.value)
+        let message: MailMessage
+        if let user, !user.disabled {
+            let token = try await issue(.passwordReset, userId: user.id, lifetime: resetLifetime)
+            await audit.record(.passwordResetRequested, userId: user.id, context: context)
+            let link = absoluteURL("/password/reset/\(token)")
+            message = MailMessage(to: user.email, subject: "Reset your password", textBody: """
+                Someone asked to reset the password of your account. If it was you, open this link within \
+                \(Int(resetLifetime / 60)) minutes:
 
-            \(link)
+                \(link)
 
-            If it was not you, ignore this email; your password stays as it is.
-            """)
+                If it was not you, ignore this email; your password stays as it is.
+                """)
+        } else {
+            // The other branch's token and its write, done for nobody: the same statements either way.
+            _ = SecureRandom.token(byteCount: 32)
+            _ = try await database.oneTimeTokens.invalidateAll(userId: RecordID.random(), purpose: .passwordReset)
+            await audit.record(.passwordResetRequested, userId: user?.id, context: context,
+                               details: ["result": user == nil ? "no_account" : "disabled"])
+            message = MailMessage(to: email.value, subject: "Reset your password", textBody: user == nil ? """
+                Someone asked to reset the password of an account with this address, but no account uses it. \
+                If it was you, you may have signed up with another address, or you can create an account at:
+
+                \(absoluteURL("/sign-up"))
+
+                If it was not you, ignore this email.
+                """ : """
+                Someone asked to reset the password of your account, but the account is disabled. Contact the \
+                administrator if you need it back.
+                """)
+        }
+        queue(message)
+    }
+
+    /// Sends in the background: an SMTP round trip in the request would time the answer.
+    func queue(_ message: MailMessage) {
         let mailer = self.mailer
         Task.detached { try? await mailer.send(message) }
     }
@@ -64,28 +93,57 @@ public struct EmailLinks: Sendable {
         }
         try await accounts.setPassword(user: user, to: newPassword, keepingSessionToken: nil)
         await audit.record(.passwordReset, userId: user.id, context: context)
-        return user
+        // The reset mail reached the address: that proves ownership (and claims an unproven account).
+        return try await proveOwnership(of: user, keepingSessionToken: nil, via: "password_reset", context: context)
     }
 
-    /// Sends the verification link for a user's address.
+    private func proveOwnership(of user: User, keepingSessionToken: String?, via: String, context: ClientContext) async throws -> User {
+        guard !user.emailVerified else { return user }
+        if let ownershipClaim {
+            return try await ownershipClaim.claim(user, keepingSessionToken: keepingSessionToken, via: via, context: context)
+        }
+        return try await database.users.update(id: user.id, [.emailVerified(true)], at: clock.now())
+    }
+
+    /// Sends the verification link for a user's address (in the background).
     public func sendVerification(to user: User) async throws {
         let token = try await issue(.emailVerify, userId: user.id, lifetime: verifyLifetime)
         let link = absoluteURL("/email/verify/\(token)")
-        try await mailer.send(MailMessage(to: user.email, subject: "Confirm your email address", textBody: """
+        queue(MailMessage(to: user.email, subject: "Confirm your email address", textBody: """
             Confirm that this address is yours by opening:
 
             \(link)
+
+            If you did not create an account with this address, do not open the link; reset the password \
+            instead at \(absoluteURL("/password/forgot")), which removes whatever the person who signed up \
+            attached to the account.
             """))
     }
 
-    /// Marks the address verified from a verification link.
-    public func verifyEmail(token: String, context: ClientContext) async throws -> User {
-        guard let consumed = try await database.oneTimeTokens.consume(hash: Self.hash(token), purpose: .emailVerify, now: clock.now()) else {
+    /// Tells the owner of an existing account that someone tried to sign up with their address, instead
+    /// of telling the person at the sign-up form that the address has an account (issue #14 item 13).
+    public func sendAlreadyRegistered(to user: User) {
+        queue(MailMessage(to: user.email, subject: "You already have an account", textBody: """
+            Someone tried to create an account with this address, which already has one. If it was you, \
+            sign in at \(absoluteURL("/sign-in")) or choose a new password at \(absoluteURL("/password/forgot")).
+
+            If it was not you, ignore this email; nothing has changed.
+            """))
+    }
+
+    /// Marks the address verified from a verification link. On an account whose address was unproven this
+    /// is the first proof of ownership: everything attached before it is removed (``EmailOwnershipClaim``),
+    /// except `presentedSession` when it is a session of this same account.
+    public func verifyEmail(token: String, presentedSession: (token: String, userId: String)? = nil,
+                            context: ClientContext) async throws -> User {
+        guard let consumed = try await database.oneTimeTokens.consume(hash: Self.hash(token), purpose: .emailVerify, now: clock.now()),
+              let user = try await database.users.find(id: consumed.userId) else {
             throw AccountError.invalidToken
         }
-        let user = try await database.users.update(id: consumed.userId, [.emailVerified(true)], at: clock.now())
+        let keeping = presentedSession.flatMap { $0.userId == user.id ? $0.token : nil }
+        let verified = try await proveOwnership(of: user, keepingSessionToken: keeping, via: "verify_link", context: context)
         await audit.record(.emailVerified, userId: user.id, context: context)
-        return user
+        return verified
     }
 
     static func hash(_ token: String) -> TokenHash { TokenHash(SHA256.hash(token)) }

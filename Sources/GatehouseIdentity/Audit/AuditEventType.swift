@@ -11,6 +11,9 @@ public enum AuditEventType: String, Sendable, CaseIterable {
     case passwordResetRequested = "password.reset_requested"
     case passwordReset = "password.reset"
     case emailVerified = "email.verified"
+    /// The first proof of email ownership removed what was attached to the account before it.
+    case accountClaimed = "account.claimed"
+    case passwordCheckRateLimited = "password.check_rate_limited"
     case accountDisabled = "account.disabled"
     case accountDeleted = "account.deleted"
     case consentGranted = "consent.granted"

@@ -3,7 +3,8 @@ import GatehouseStore
 import Synchronization
 
 /// Purges expired rows (sessions, codes, flow states, one-time tokens, refresh tokens, revoked
-/// access-token rows, rate-limit counters, retired signing keys) in the background.
+/// access-token rows, rate-limit counters, processed provider events, retired signing keys) in the
+/// background, then runs the shared ``MaintenanceJob``s (provider-token revocations).
 ///
 /// Every process runs the loop, but only the one holding the `maintenance` lease purges, so
 /// several processes on one database do not all scan the same tables. Each purge deletes at most
@@ -33,13 +34,20 @@ public final class MaintenanceService: Sendable {
     /// What one run removed, by table; `skipped` when another process holds the lease.
     public struct Report: Sendable, Equatable {
         public var purged: [(table: String, rows: Int)]
+        /// What each ``MaintenanceJob`` completed in this run.
+        public var jobs: [(name: String, done: Int)] = []
         public var skipped: Bool
+
+        public init(purged: [(table: String, rows: Int)], jobs: [(name: String, done: Int)] = [], skipped: Bool) {
+            self.purged = purged; self.jobs = jobs; self.skipped = skipped
+        }
 
         public var total: Int { purged.reduce(0) { $0 + $1.rows } }
 
         public static func == (lhs: Report, rhs: Report) -> Bool {
             lhs.skipped == rhs.skipped && lhs.purged.map(\.table) == rhs.purged.map(\.table)
                 && lhs.purged.map(\.rows) == rhs.purged.map(\.rows)
+                && lhs.jobs.map(\.name) == rhs.jobs.map(\.name) && lhs.jobs.map(\.done) == rhs.jobs.map(\.done)
         }
     }
 
@@ -53,17 +61,19 @@ public final class MaintenanceService: Sendable {
     let clock: IdentityClock
     let onReport: @Sendable (Report) -> Void
     let onError: @Sendable (any Error) -> Void
+    /// Shared work run after the purges, by the lease holder only.
+    let jobs: [MaintenanceJob]
     private let loop = Mutex<Task<Void, Never>?>(nil)
 
     /// - Parameters:
     ///   - onReport: called after every run that held the lease (for logs and metrics).
     ///   - onError: called when a run fails (e.g. the database is down); the loop goes on.
     public init(database: any GatehouseDatabase, settings: Settings = Settings(), clock: IdentityClock = .system,
-                holder: String = "process-\(UUID().uuidString.lowercased())",
+                holder: String = "process-\(UUID().uuidString.lowercased())", jobs: [MaintenanceJob] = [],
                 onReport: @escaping @Sendable (Report) -> Void = { _ in },
                 onError: @escaping @Sendable (any Error) -> Void = { _ in }) {
         self.database = database; self.settings = settings; self.clock = clock; self.holder = holder
-        self.onReport = onReport; self.onError = onError
+        self.onReport = onReport; self.onError = onError; self.jobs = jobs
     }
 
     /// One run: takes (or renews) the lease, then purges every table in batches.
@@ -83,6 +93,16 @@ public final class MaintenanceService: Sendable {
                 if removed < settings.batchSize { break }
             }
             report.purged.append((table, rows))
+        }
+        for job in jobs {
+            try Task.checkCancellation()
+            // One failing job (an upstream outage) must not stop the others or the next run.
+            do { report.jobs.append((job.name, try await job.run(clock.now()))) } catch is CancellationError {
+                throw CancellationError()
+            } catch {
+                onError(error)
+                report.jobs.append((job.name, 0))
+            }
         }
         return report
     }
@@ -129,6 +149,8 @@ public final class MaintenanceService: Sendable {
             ("refresh_tokens", { try await db.refreshTokens.purgeExpired(now: $0, limit: $1) }),
             ("revoked_access_tokens", { try await db.revokedAccessTokens.purgeExpired(now: $0, limit: $1) }),
             ("rate_limits", { try await db.rateLimits.purgeExpired(now: $0, limit: $1) }),
+            // Processed provider notifications: kept 30 days (Apple's retries and replays come within one).
+            ("provider_events", { try await db.providerEvents.purge(receivedBefore: $0.addingTimeInterval(-30 * 86_400), limit: $1) }),
             // A handful of rows at most: one statement, no batching needed.
             ("signing_keys", { now, _ in try await db.signingKeys.deleteExpired(now: now) }),
         ]

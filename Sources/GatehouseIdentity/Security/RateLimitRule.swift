@@ -29,6 +29,8 @@ public struct RateLimitPolicy: Sendable {
     public var passwordResetPerIP: [RateLimitRule]
     /// IPv6 clients are keyed by this prefix: one subscriber usually holds a whole /64.
     public var ipv6PrefixLength: Int
+    /// Current-password checks of a signed-in account (`/account/password`, `/account/delete`), per account.
+    public var currentPasswordPerAccount = [RateLimitRule(bucket: "password_check.account", limit: 5, window: 900)]
 
     public init(signInPerIP: [RateLimitRule] = [RateLimitRule(bucket: "sign_in.ip", limit: 10, window: 180)],
                 signInPerAccount: [RateLimitRule] = [
@@ -47,8 +49,12 @@ public struct RateLimitPolicy: Sendable {
     }
 
     /// No limits at all: for benchmarks and load tests only, never production.
-    public static let disabled = RateLimitPolicy(signInPerIP: [], signInPerAccount: [], signUpPerIP: [], passwordForgotPerIP: [],
-                                                 passwordForgotPerAccount: [], passwordResetPerIP: [])
+    public static let disabled: RateLimitPolicy = {
+        var policy = RateLimitPolicy(signInPerIP: [], signInPerAccount: [], signUpPerIP: [], passwordForgotPerIP: [],
+                                     passwordForgotPerAccount: [], passwordResetPerIP: [])
+        policy.currentPasswordPerAccount = []
+        return policy
+    }()
 
     /// The key per-IP rules count under: the IPv4 address, or the IPv6 address's network
     /// (`2001:db8:1:2::/64`), so rotating addresses inside one allocation gains an attacker nothing.

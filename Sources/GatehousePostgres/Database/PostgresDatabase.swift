@@ -28,6 +28,7 @@ public final class PostgresDatabase: GatehouseDatabase {
     public let consents: any ConsentStore
     public let externalIdentities: any ExternalIdentityStore
     public let pendingRevocations: any PendingRevocationStore
+    public let providerEvents: any ProviderEventStore
     public let leases: any LeaseStore
 
     private init(configuration: PostgresConfiguration, pool: PostgresConnectionPool) {
@@ -47,6 +48,7 @@ public final class PostgresDatabase: GatehouseDatabase {
         consents = PostgresConsentStore(pool: pool)
         externalIdentities = PostgresExternalIdentityStore(pool: pool)
         pendingRevocations = PostgresPendingRevocationStore(pool: pool)
+        providerEvents = PostgresProviderEventStore(pool: pool)
         leases = PostgresLeaseStore(pool: pool)
     }
 

@@ -206,6 +206,25 @@ enum PostgresMigrations {
                 expires_at BIGINT NOT NULL
             );
             """),
+        // The client a provider token was issued to (Apple revokes only when asked by that client).
+        PostgresMigration(version: 20, name: "provider_token_client_ids", sql: """
+            ALTER TABLE external_identities ADD COLUMN token_client_id TEXT;
+            ALTER TABLE pending_revocations ADD COLUMN client_id TEXT;
+            """),
+        // Processed provider notifications: replays and out-of-order retries are recognised and ignored.
+        PostgresMigration(version: 21, name: "provider_events", sql: """
+            CREATE TABLE provider_events (
+                provider TEXT COLLATE "C" NOT NULL,
+                event_id TEXT COLLATE "C" NOT NULL,
+                subject TEXT COLLATE "C" NOT NULL,
+                type TEXT NOT NULL,
+                event_time BIGINT NOT NULL,
+                received_at BIGINT NOT NULL,
+                PRIMARY KEY (provider, event_id)
+            );
+            CREATE INDEX provider_events_by_subject ON provider_events (provider, subject, event_time);
+            CREATE INDEX provider_events_by_received ON provider_events (received_at);
+            """),
         // `gatehouse audit --event … --ip …` without scanning the whole log.
         PostgresMigration(version: 24, name: "audit_log_search", sql: """
             CREATE INDEX audit_log_by_event ON audit_log (event_type, occurred_at);

@@ -58,17 +58,22 @@ extension AppleSimulator {
         }
     }
 
-    /// `POST /auth/revoke`: client authentication as for the token endpoint; any token is "revoked"
-    /// (200, empty body), and a known refresh token stops working.
+    /// `POST /auth/revoke`, as Apple behaves: client authentication as for the token endpoint, then 200
+    /// with an empty body for *any* token — but only a refresh token issued to the authenticated client
+    /// stops working. A revoke sent by another client of the team (the web Services ID for a token a
+    /// native app got, say) is answered 200 and changes nothing; ``Revocation/revoked`` records which.
     func revoke(_ request: Request) -> Response {
         guard let form = try? request.form() else { return SimulatorHTTP.oauthError("invalid_request") }
         guard case .success(let client) = authenticate(form) else { return SimulatorHTTP.oauthError("invalid_client") }
         guard let token = form["token"], !token.isEmpty else { return SimulatorHTTP.oauthError("invalid_request") }
         let now = clock()
+        var revoked = false
         if let grant = refreshTokens.get(token, now: now), grant.clientID == client.clientID {
             refreshTokens.remove(token)
+            revoked = true
         }
-        record(Revocation(clientID: client.clientID, token: token, tokenTypeHint: form["token_type_hint"], revokedAt: now))
+        record(Revocation(clientID: client.clientID, token: token, tokenTypeHint: form["token_type_hint"], revokedAt: now,
+                          revoked: revoked))
         var response = Response(status: .ok)
         response.headers.set("Cache-Control", "no-store")
         return response

@@ -19,12 +19,14 @@ public final class AppleSimulator: Sendable {
     static let idTokenLifetime: TimeInterval = 86_400
     static let accessTokenLifetime: TimeInterval = 3_600
 
-    /// A revocation Apple received, for tests to assert on.
+    /// A revocation request Apple received, for tests to assert on.
     public struct Revocation: Sendable, Equatable {
         public let clientID: String
         public let token: String
         public let tokenTypeHint: String?
         public let revokedAt: Date
+        /// Whether it ended a live refresh token of that client (Apple answers 200 either way).
+        public let revoked: Bool
     }
 
     /// Who signed in, as Apple reports it to one client.

@@ -71,14 +71,56 @@ public struct AppleProvider: SignInProvider {
         return full.isEmpty ? nil : String(full.prefix(200))
     }
 
-    public func revoke(refreshToken: String) async throws {
-        let response = try await transport.exchange(.form(settings.revocationEndpoint, [
-            ("client_id", settings.clientID), ("client_secret", try secret.mint(now: clock())), ("token", refreshToken),
-            ("token_type_hint", "refresh_token"),
-        ]))
-        guard response.status == 200 else {
-            throw response.status >= 500 ? ProviderError.unavailable("revoke answered HTTP \(response.status)")
-                : ProviderError.providerError(response.jsonObject?["error"]?.stringValue ?? "http_\(response.status)")
+    /// Revokes a refresh token at Apple as the client it was issued to, then checks that it really is dead.
+    ///
+    /// Apple answers 200 to a revoke sent by another client of the same team (the web Services ID for a
+    /// token a native app got) and leaves the token alive, so a 200 proves nothing. `clientIDs` lists the
+    /// recorded client first, then the team's other clients (``candidateClientIDs``): the token is revoked
+    /// as each — harmless for the others — and then every one of them must refuse to refresh it
+    /// (`invalid_grant`). A token that still refreshes is ``ProviderError/providerError(_:)`` `not_revoked`:
+    /// a failure to retry, never a success.
+    public func revoke(refreshToken: String, clientIDs: [String]) async throws {
+        var clients: [String] = []
+        for client in clientIDs where !clients.contains(client) { clients.append(client) }
+        if clients.isEmpty { clients = [settings.clientID] }
+        for client in clients {
+            let response = try await transport.exchange(.form(settings.revocationEndpoint, [
+                ("client_id", client), ("client_secret", try clientSecret(for: client).mint(now: clock())), ("token", refreshToken),
+                ("token_type_hint", "refresh_token"),
+            ]))
+            guard response.status == 200 else {
+                throw response.status >= 500 ? ProviderError.unavailable("revoke answered HTTP \(response.status)")
+                    : ProviderError.providerError(response.jsonObject?["error"]?.stringValue ?? "http_\(response.status)")
+            }
+        }
+        for client in clients {
+            let check = try await transport.exchange(.form(settings.tokenEndpoint, [
+                ("client_id", client), ("client_secret", try clientSecret(for: client).mint(now: clock())),
+                ("grant_type", "refresh_token"), ("refresh_token", refreshToken),
+            ]))
+            switch check.status {
+            case 200: throw ProviderError.providerError("not_revoked")
+            case 400 where check.jsonObject?["error"]?.stringValue == "invalid_grant": continue
+            case 500...: throw ProviderError.unavailable("revocation check answered HTTP \(check.status)")
+            default: throw ProviderError.providerError("unconfirmed_\(check.jsonObject?["error"]?.stringValue ?? "http_\(check.status)")")
+            }
         }
     }
+
+    /// Revokes as the web Services ID only (tokens from the web flow).
+    public func revoke(refreshToken: String) async throws {
+        try await revoke(refreshToken: refreshToken, clientIDs: [settings.clientID])
+    }
+
+    /// The client-secret minter for `clientID`: the configured one for the Services ID, else one whose
+    /// `sub` is that bundle id (same team and key, as Apple requires for native apps).
+    func clientSecret(for clientID: String) throws -> AppleClientSecret {
+        guard clientID != settings.clientID else { return secret }
+        var appSettings = settings
+        appSettings.clientID = clientID
+        return try AppleClientSecret(settings: appSettings)
+    }
+
+    /// The client ids a token of unknown origin may belong to (rows stored before the client was recorded).
+    public var candidateClientIDs: [String] { [settings.clientID] + settings.extraAudiences.filter { $0 != settings.clientID } }
 }

@@ -16,6 +16,22 @@ public struct AppleServerNotification: Sendable, Equatable {
     public var email: String?
     public var isPrivateEmail: Bool?
     public var eventTime: Date?
+    /// The notification's `jti`, when Apple sent one.
+    public var jwtID: String?
+    /// When the notification was signed (`iat`).
+    public var issuedAt: Date?
+
+    /// What identifies this event across retries and replays: (subject, type, event time) — the same for a
+    /// replayed JWT and for a retry Apple signs anew — else the `jti`, else (subject, type, signing time).
+    public var eventID: String {
+        func millis(_ date: Date) -> String { String(Int64((date.timeIntervalSince1970 * 1000).rounded(.down))) }
+        if let eventTime { return "evt:" + SHA256.hex("\(subject)|\(kind.rawValue)|\(millis(eventTime))") }
+        if let jwtID, !jwtID.isEmpty, jwtID.utf8.count <= 200 { return "jti:" + jwtID }
+        return "iat:" + SHA256.hex("\(subject)|\(kind.rawValue)|\(issuedAt.map(millis) ?? "-")")
+    }
+
+    /// Orders events of one subject: Apple's `event_time`, else the signing time.
+    public var orderingTime: Date { eventTime ?? issuedAt ?? Date(timeIntervalSince1970: 0) }
 }
 
 extension AppleProvider {
@@ -46,6 +62,7 @@ extension AppleProvider {
               let subject = events["sub"]?.stringValue, !subject.isEmpty else { throw ProviderError.invalidToken("events") }
         return AppleServerNotification(kind: kind, subject: subject, email: events["email"]?.stringValue,
                                        isPrivateEmail: events["is_private_email"].flatMap(BooleanClaim.init)?.value,
-                                       eventTime: events["event_time"]?.numberValue.map { Date(timeIntervalSince1970: $0 / 1000) })
+                                       eventTime: events["event_time"]?.numberValue.map { Date(timeIntervalSince1970: $0 / 1000) },
+                                       jwtID: claims.all["jti"]?.stringValue, issuedAt: claims.issuedAt)
     }
 }

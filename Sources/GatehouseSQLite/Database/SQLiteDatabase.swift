@@ -26,6 +26,7 @@ public final class SQLiteDatabase: GatehouseDatabase {
     public let consents: any ConsentStore
     public let externalIdentities: any ExternalIdentityStore
     public let pendingRevocations: any PendingRevocationStore
+    public let providerEvents: any ProviderEventStore
     public let leases: any LeaseStore
 
     private init(location: SQLiteLocation, pool: SQLiteConnectionPool) {
@@ -45,6 +46,7 @@ public final class SQLiteDatabase: GatehouseDatabase {
         consents = SQLiteConsentStore(pool: pool)
         externalIdentities = SQLiteExternalIdentityStore(pool: pool)
         pendingRevocations = SQLitePendingRevocationStore(pool: pool)
+        providerEvents = SQLiteProviderEventStore(pool: pool)
         leases = SQLiteLeaseStore(pool: pool)
     }
 

@@ -204,6 +204,25 @@ enum SQLiteMigrations {
                 expires_at INTEGER NOT NULL
             ) STRICT, WITHOUT ROWID;
             """),
+        // The client a provider token was issued to (Apple revokes only when asked by that client).
+        SQLiteMigration(version: 20, name: "provider_token_client_ids", sql: """
+            ALTER TABLE external_identities ADD COLUMN token_client_id TEXT;
+            ALTER TABLE pending_revocations ADD COLUMN client_id TEXT;
+            """),
+        // Processed provider notifications: replays and out-of-order retries are recognised and ignored.
+        SQLiteMigration(version: 21, name: "provider_events", sql: """
+            CREATE TABLE provider_events (
+                provider TEXT NOT NULL,
+                event_id TEXT NOT NULL,
+                subject TEXT NOT NULL,
+                type TEXT NOT NULL,
+                event_time INTEGER NOT NULL,
+                received_at INTEGER NOT NULL,
+                PRIMARY KEY (provider, event_id)
+            ) STRICT, WITHOUT ROWID;
+            CREATE INDEX provider_events_by_subject ON provider_events (provider, subject, event_time);
+            CREATE INDEX provider_events_by_received ON provider_events (received_at);
+            """),
         // `gatehouse audit --event … --ip …` without scanning the whole log.
         SQLiteMigration(version: 24, name: "audit_log_search", sql: """
             CREATE INDEX audit_log_by_event ON audit_log (event_type, occurred_at);

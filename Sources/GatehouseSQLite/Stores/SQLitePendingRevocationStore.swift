@@ -7,14 +7,14 @@ struct SQLitePendingRevocationStore: PendingRevocationStore {
     let pool: SQLiteConnectionPool
 
     private static let columns = """
-        id, provider, sealed_token, token_type_hint, attempts, next_attempt_at, last_error, created_at
+        id, provider, sealed_token, token_type_hint, attempts, next_attempt_at, last_error, created_at, client_id
         """
 
     func enqueue(_ revocation: PendingRevocation) async throws {
         _ = try await pool.write { db in
-            try db.run("INSERT INTO pending_revocations (\(Self.columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [
+            try db.run("INSERT INTO pending_revocations (\(Self.columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", [
                 revocation.id, revocation.provider, revocation.sealedToken, revocation.tokenTypeHint,
-                revocation.attempts, revocation.nextAttemptAt, revocation.lastError, revocation.createdAt,
+                revocation.attempts, revocation.nextAttemptAt, revocation.lastError, revocation.createdAt, revocation.clientID,
             ])
         }
     }
@@ -26,6 +26,21 @@ struct SQLitePendingRevocationStore: PendingRevocationStore {
                 SELECT \(Self.columns) FROM pending_revocations WHERE next_attempt_at <= ?
                 ORDER BY created_at, id LIMIT ?
                 """, [now, max(limit, 0)], Self.decode)
+        }
+    }
+
+    func claimDue(now: Date, claimFor: TimeInterval, limit: Int) async throws -> [PendingRevocation] {
+        let until = now.addingTimeInterval(max(claimFor, 0))
+        // Select and move in one write transaction: SQLite has one writer, so no other claim interleaves.
+        return try await pool.write { db in
+            let due = try db.query("""
+                SELECT \(Self.columns) FROM pending_revocations WHERE next_attempt_at <= ?
+                ORDER BY created_at, id LIMIT ?
+                """, [now, max(limit, 0)], Self.decode)
+            for revocation in due {
+                _ = try db.run("UPDATE pending_revocations SET next_attempt_at = ? WHERE id = ?", [until, revocation.id])
+            }
+            return due.map { var claimed = $0; claimed.nextAttemptAt = until; return claimed }
         }
     }
 
@@ -43,7 +58,8 @@ struct SQLitePendingRevocationStore: PendingRevocationStore {
 
     private static func decode(_ row: SQLiteRow) -> PendingRevocation {
         PendingRevocation(id: row.text(0), provider: row.text(1), sealedToken: row.blob(2), tokenTypeHint: row.text(3),
-                          attempts: row.int(4), nextAttemptAt: row.date(5), lastError: row.optionalText(6),
+                          clientID: row.optionalText(8), attempts: row.int(4), nextAttemptAt: row.date(5),
+                          lastError: row.optionalText(6),
                           createdAt: row.date(7))
     }
 }

@@ -48,6 +48,7 @@ struct AccountPages: Sendable {
         case .invalidCredentials, .accountDisabled: .unauthorized
         case .emailTaken: .conflict
         case .invalidToken, .notFound: .badRequest
+        case .emailUnverified, .reauthenticationRequired: .forbidden
         case .invalidEmail, .weakPassword: .unprocessableContent
         }
     }

@@ -48,7 +48,7 @@ extension AccountPages {
                                                   context: request.clientContext)
                 return .redirect(to: "/account?notice=password-changed")
             } catch let error as AccountError {
-                return try await accountPage(web: web, active: active, error: error.message, status: status(for: error))
+                return withRetryAfter(try await accountPage(web: web, active: active, error: error.message, status: status(for: error)), error)
             }
         }
         router.post("/account/delete") { request async throws in
@@ -64,9 +64,9 @@ extension AccountPages {
                 response.setCookie(reader.cookies.clearSession)
                 return response
             } catch let error as AccountError {
-                return try await accountPage(web: web, active: active, error: error == .invalidCredentials
-                                             ? "The password is not right; the account was not deleted." : error.message,
-                                             status: status(for: error))
+                return withRetryAfter(try await accountPage(web: web, active: active, error: error == .invalidCredentials
+                                                            ? "The password is not right; the account was not deleted." : error.message,
+                                                            status: status(for: error)), error)
             }
         }
     }

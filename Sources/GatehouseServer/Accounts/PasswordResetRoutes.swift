@@ -46,8 +46,10 @@ extension AccountPages {
         router.get("/email/verify/{token}") { request async throws in
             let web = try await reader.read(request)
             do {
-                _ = try await links.verifyEmail(token: request.pathParameters["token"] ?? "", context: request.clientContext)
-                return web.user != nil ? .redirect(to: "/account?notice=email-verified")
+                let presented = web.token.flatMap { token in web.user.map { (token: token, userId: $0.id) } }
+                let user = try await links.verifyEmail(token: request.pathParameters["token"] ?? "", presentedSession: presented,
+                                                       context: request.clientContext)
+                return web.user?.id == user.id ? .redirect(to: "/account?notice=email-verified")
                     : page("Email confirmed", #"<p>Your email address is confirmed. <a href="/sign-in">Sign in</a></p>"#, web: web)
             } catch let error as AccountError {
                 return page("Link not valid", PageLayout.notice(error.message), web: web, status: .badRequest)

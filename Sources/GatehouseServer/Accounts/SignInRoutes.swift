@@ -42,7 +42,8 @@ extension AccountPages {
                 await accountsAudit(.signOut, active.user.id, request)
             }
             var response = Response.redirect(to: "/sign-in?signed_out=1")
-            response.setCookie(reader.cookies.clearSession)
+            // Only a browser that presented a session cookie gets the clearing one (issue #14 item 14).
+            if request.cookies[reader.cookies.sessionCookie] != nil { response.setCookie(reader.cookies.clearSession) }
             return response
         }
     }

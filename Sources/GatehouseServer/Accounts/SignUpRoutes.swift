@@ -8,6 +8,7 @@ extension AccountPages {
             if web.user != nil { return .redirect(to: ReturnPath.fallback) }
             return signUpPage(web: web, email: "", name: "", error: nil)
         }
+        router.get("/sign-up/check-email") { request async throws in checkEmailPage(web: try await reader.read(request)) }
         router.post("/sign-up") { request async throws in
             let form = try request.form()
             let web = try await reader.read(request)
@@ -15,17 +16,26 @@ extension AccountPages {
             let email = try field(form, "email", max: 320), name = try field(form, "name", max: 200)
             let password = try field(form, "password", max: 1024)
             do {
-                let user = try await accounts.signUp(email: email, password: password, displayName: name, context: request.clientContext)
-                try? await links.sendVerification(to: user)
-                let issued = try await sessions.start(userId: user.id, methods: ["pwd"], context: request.clientContext)
-                var response = Response.redirect(to: ReturnPath.fallback)
-                response.setCookie(reader.cookies.sessionCookie(token: issued.token))
-                return response
+                // The same answer whether or not the address had an account (issue #14 item 13): no session
+                // either way; the owner of the address learns which by mail.
+                switch try await accounts.signUp(email: email, password: password, displayName: name, context: request.clientContext) {
+                case .created(let user): try? await links.sendVerification(to: user)
+                case .alreadyRegistered(let owner): links.sendAlreadyRegistered(to: owner)
+                }
+                return .redirect(to: "/sign-up/check-email")
             } catch let error as AccountError {
                 return withRetryAfter(signUpPage(web: web, email: email, name: name, error: error.message,
                                                  status: status(for: error)), error)
             }
         }
+    }
+
+    func checkEmailPage(web: WebSession) -> Response {
+        page("Check your email", """
+            <p>We have sent a message to the address you gave. Open the link in it to confirm the address, then
+            <a href="/sign-in">sign in</a>.</p>
+            <p class="muted">No message after a few minutes? Check the spam folder, or <a href="/sign-up">try again</a>.</p>
+            """, web: web)
     }
 
     func signUpPage(web: WebSession, email: String, name: String, error: String?, status: HTTPStatus = .ok) -> Response {

@@ -99,7 +99,8 @@ public struct GatehouseApp: Sendable {
         }, classifyFailure: DatabaseOutage.answer)
     }
 
-    /// Retries provider token revocations that are due (Apple, after account deletion); call periodically.
+    /// Attempts the provider token revocations that are due (claimed atomically). The maintenance job runner
+    /// calls this; tests call it directly.
     @discardableResult
     public func processProviderRevocations() async -> Int { await providerRevocations.processDue() }
 

@@ -11,7 +11,7 @@ public struct IdentityServices: Sendable {
     public let audit: AuditTrail
     public let sessions: SessionService
     public let accounts: AccountService
-    public let links: EmailLinks
+    public private(set) var links: EmailLinks
     public let clock: IdentityClock
     public let keys: SigningKeyRing
     public let tokens: TokenService
@@ -39,6 +39,12 @@ public struct IdentityServices: Sendable {
             ? String(configuration.publicURL.absoluteString.dropLast()) : configuration.publicURL.absoluteString
         links = EmailLinks(database: database, mailer: mailer, accounts: accounts, limits: configuration.rateLimits,
                            audit: audit, clock: clock, absoluteURL: { publicURL + $0 })
+        // The first proof of email ownership removes what an unproven account collected (issue #14 item 2).
+        links.ownershipClaim = EmailOwnershipClaim(
+            database: database, sessions: sessions,
+            revocation: TokenRevocation(refreshTokens: database.refreshTokens, revoked: database.revokedAccessTokens,
+                                        settings: configuration.oauth, clock: clock),
+            audit: audit, clock: clock)
         tokens = TokenService(database: database, settings: configuration.oauth, keys: keys, accounts: accounts, audit: audit,
                               clock: clock, successorKey: secrets.derivedKey("refresh-successor"))
         handoffs = HandoffTokens(store: database.oneTimeTokens, clock: clock)

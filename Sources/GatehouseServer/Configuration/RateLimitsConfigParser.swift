@@ -18,6 +18,7 @@ enum RateLimitsConfigParser {
         ("password_forgot_per_ip", \.passwordForgotPerIP, "password_forgot.ip"),
         ("password_forgot_per_account", \.passwordForgotPerAccount, "password_forgot.account"),
         ("password_reset_per_ip", \.passwordResetPerIP, "password_reset.ip"),
+        ("current_password_per_account", \.currentPasswordPerAccount, "password_check.account"),
     ] }
 
     static var knownKeys: Set<String> { Set(["enabled", "ipv6_prefix_length"] + ruleKeys.map(\.key)) }

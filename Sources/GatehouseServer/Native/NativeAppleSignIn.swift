@@ -76,7 +76,9 @@ struct NativeAppleSignIn: Sendable {
         flow.native = ["app": app.clientID]
         let ticket = ProviderFlowStore.Ticket(flow: flow, provider: apple.id, subject: identity.subject, email: identity.email,
                                               emailVerified: identity.emailVerified, isPrivateRelay: identity.isPrivateRelay,
-                                              name: name, sealedRefreshToken: sealed)
+                                              name: name, sealedRefreshToken: sealed,
+                                              // Apple revokes a token only when asked by the bundle id it was issued to.
+                                              tokenClientID: sealed == nil ? nil : identity.audience)
         switch try await linker.resolve(ticket, signedInUserId: nil, context: context) {
         case .signIn(let user, let created):
             await audit.record(.signInSucceeded, userId: user.id, context: context,
@@ -161,8 +163,7 @@ extension NativeAppleSignIn: ExternalIDTokenResolver {
 extension ProviderWiring {
     /// Native Sign in with Apple over this wiring's Apple provider, sealing key and account rules.
     func nativeAppleSignIn(services: IdentityServices) -> NativeAppleSignIn {
-        let linker = ProviderAccountLinker(database: services.database, clock: services.clock, audit: services.audit,
-                                           linkVerifiedEmails: configuration.linkVerifiedEmails, displayName: { [pages] in pages.label($0) })
+        let linker = makeLinker(services: services)
         return NativeAppleSignIn(apple: registry.apple, apps: NativeAppDirectory(registry: services.tokens.registry), linker: linker,
                                  sealing: flows.sealing, audit: services.audit,
                                  replay: SubjectTokenReplayGuard(store: services.database.flowStates, clock: services.clock))

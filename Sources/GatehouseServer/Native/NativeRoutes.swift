@@ -117,15 +117,33 @@ struct NativeRoutes: Sendable {
         return response
     }
 
+    /// Ends the presented session. Refused (403 JSON) when a browser says the request comes from another
+    /// origin or site — the app's own request (native code, or its web view on this origin) says neither —
+    /// so no other page can sign the user out (issue #14 item 14). The clearing cookie goes out only when
+    /// a session cookie came in: a response never plants cookie headers on a client that had none.
     private func signOut(_ request: Request) async throws -> Response {
+        if Self.isCrossSite(request, publicOrigin: reader.cookies.publicOrigin) {
+            var refused = Response.json(["error": "invalid_request", "error_description": "Cross-site requests are not accepted here."],
+                                        status: .forbidden)
+            refused.headers.set("Cache-Control", "no-store")
+            return refused
+        }
         let web = try await reader.read(request)
         if let active = web.active, let token = web.token {
             try await sessions.end(token: token)
             await audit.record(.signOut, userId: active.user.id, context: request.clientContext, details: ["via": "native"])
         }
-        var response = Response.json(["signed_out": [reader.cookies.sessionCookie]] as [String: [String]])
-        response.setCookie(reader.cookies.clearSession)
+        let presented = request.cookies[reader.cookies.sessionCookie] != nil
+        var response = Response.json(["signed_out": presented ? [reader.cookies.sessionCookie] : []] as [String: [String]])
+        if presented { response.setCookie(reader.cookies.clearSession) }
         response.headers.set("Cache-Control", "no-store")
         return response
+    }
+
+    /// A foreign `Origin`, or `Sec-Fetch-Site` other than `same-origin`/`none`.
+    static func isCrossSite(_ request: Request, publicOrigin: String) -> Bool {
+        if let origin = request.headers["Origin"], origin != publicOrigin { return true }
+        if let site = request.headers["Sec-Fetch-Site"], site != "same-origin", site != "none" { return true }
+        return false
     }
 }

@@ -71,6 +71,14 @@ struct AuthorizeRoutes: Sendable {
             let id = try await pending.park(PendingAuthorization(parameters: parameters, requestedAt: requestedAt))
             return signIn(pendingID: id, loginHint: authorizationRequest.loginHint, reauth: web.active != nil)
         }
+        // An account whose address is unproven gets no code (issue 14, item 2, AccountStanding): tell the
+        // person why here, rather than send the client a code the token endpoint would refuse.
+        if AccountStanding(active.user) == .emailUnproven {
+            if authorizationRequest.prompt.contains("none") {
+                return errorRedirect(.accessDenied, "The account's email address is not confirmed yet.", authorizationRequest)
+            }
+            return unconfirmedPage(active.user)
+        }
         let step = try await authorization.approvalStep(authorizationRequest, userId: active.user.id)
         switch step {
         case .automatic:
@@ -148,6 +156,16 @@ struct AuthorizeRoutes: Sendable {
         if let loginHint { target += "&login_hint=" + PercentDecoding.encode(String(loginHint.prefix(320))) }
         if reauth { target += "&reauth=1" }
         return .redirect(to: target)
+    }
+
+    private func unconfirmedPage(_ user: User) -> Response {
+        var response = Response.html(layout.render(title: "Confirm your email address first", body: """
+            \(PageLayout.notice("Applications can sign you in once \(h(user.email)) is confirmed."))
+            <p>Open the link we sent to that address, or <a href="/password/forgot">reset your password by email</a>,
+            which confirms it too. Then go back to the application and sign in again.</p>
+            """), status: .forbidden)
+        response.headers.set("Cache-Control", "no-store")
+        return response
     }
 
     private func expiredPage() -> Response {

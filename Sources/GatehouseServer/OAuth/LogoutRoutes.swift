@@ -53,7 +53,8 @@ struct LogoutRoutes: Sendable {
                                details: ["via": "oidc_logout", "client_id": clientID ?? ""])
         }
         var response = destination.map { Response.redirect(to: $0) } ?? Response.redirect(to: "/sign-in?signed_out=1")
-        response.setCookie(reader.cookies.clearSession)
+        // Only a browser that presented a session cookie gets the clearing one (issue #14 item 14).
+        if request.cookies[reader.cookies.sessionCookie] != nil { response.setCookie(reader.cookies.clearSession) }
         return response
     }
 

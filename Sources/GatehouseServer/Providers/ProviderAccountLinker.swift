@@ -20,6 +20,8 @@ struct ProviderAccountLinker: Sendable {
     let clock: IdentityClock
     let audit: AuditTrail
     let linkVerifiedEmails: Bool
+    /// Whether a provider's verified email proves the address (``ProvidersConfiguration/trustsEmail(of:)``).
+    let trustsEmail: @Sendable (String) -> Bool
     let displayName: @Sendable (String) -> String
 
     func resolve(_ ticket: ProviderFlowStore.Ticket, signedInUserId: String?, context: ClientContext) async throws -> Outcome {
@@ -39,6 +41,12 @@ struct ProviderAccountLinker: Sendable {
                 return .linked(user)
             }
             guard let user = try await database.users.find(id: userId) else { throw StoreError.notFound(detail: "user of identity") }
+            // An account whose address is unproven may belong to someone who typed another person's address:
+            // nothing it links may survive the owner claiming it, so it links nothing (issue #14 item 2).
+            do { try AccountStanding.requireLinking(user) } catch {
+                return .refused(message: "Confirm your email address before adding a sign-in method: open the link we sent to \(user.email).",
+                                reason: "link_unverified_account", userId: userId, email: nil)
+            }
             try await createIdentity(ticket, userId: userId)
             await audit.record(.identityLinked, userId: userId, context: context, details: ["provider": ticket.provider])
             return .linked(user)
@@ -53,7 +61,11 @@ struct ProviderAccountLinker: Sendable {
             identity.isPrivateRelay = ticket.isPrivateRelay
             // Apple sends the name once only; keep the one we have when this sign-in carries none.
             identity.displayName = ticket.name ?? identity.displayName
-            identity.sealedRefreshToken = ticket.sealedRefreshToken ?? identity.sealedRefreshToken
+            if let sealed = ticket.sealedRefreshToken {
+                // The token and the client it was issued to travel together (revocation needs both).
+                identity.sealedRefreshToken = sealed
+                identity.tokenClientID = ticket.tokenClientID
+            }
             identity.lastUsedAt = clock.now()
             try await database.externalIdentities.update(identity)
             return .signIn(user, created: false)
@@ -67,17 +79,36 @@ struct ProviderAccountLinker: Sendable {
                             reason: "unverified_email", userId: nil, email: email.value)
         }
         if let owner = try await database.users.find(email: email.value) {
-            // Private relay addresses never merge; other verified addresses only when the operator allows it.
-            if linkVerifiedEmails, !ticket.isPrivateRelay, !owner.disabled {
+            // An account left with no way in at all (no password, no identity — as Apple's consent-revoked
+            // left Apple-only accounts before it kept their only method) is recovered by a trusted provider's
+            // proof of its confirmed address: exactly what a password reset by mail to that address would
+            // allow. Relay addresses count only at Apple, whose relay reaches the same user (#15 item 3).
+            if owner.passwordHash == nil, owner.emailVerified, !owner.disabled, trustsEmail(ticket.provider),
+               !ticket.isPrivateRelay || ticket.provider == "apple",
+               try await database.externalIdentities.list(userId: owner.id).isEmpty {
+                try await createIdentity(ticket, userId: owner.id)
+                await audit.record(.identityLinked, userId: owner.id, context: context, details: ["provider": ticket.provider, "by": "recovery"])
+                return .signIn(owner, created: false)
+            }
+            // Private relay addresses never merge; other verified addresses only when the operator allows it,
+            // only from a provider trusted for email, and only into an account whose own address is proven —
+            // else the victim's first provider sign-in would land in an account an attacker pre-created.
+            if linkVerifiedEmails, !ticket.isPrivateRelay, trustsEmail(ticket.provider), AccountStanding.acceptsAutomaticLink(owner) {
                 try await createIdentity(ticket, userId: owner.id)
                 await audit.record(.identityLinked, userId: owner.id, context: context, details: ["provider": ticket.provider, "by": "verified_email"])
                 return .signIn(owner, created: false)
+            }
+            if !owner.emailVerified {
+                return .refused(message: "An account with \(email.value) exists, but its address was never confirmed. If the address is yours, choose a new password with “Forgot your password?” — that confirms it and removes anything someone else attached — then add \(label) from your account page.",
+                                reason: "account_exists", userId: owner.id, email: email.value)
             }
             return .refused(message: "An account with \(email.value) already exists. Sign in to it the way you did before, then add \(label) under “Sign-in methods” on your account page.",
                             reason: "account_exists", userId: owner.id, email: email.value)
         }
         let now = clock.now()
-        let user = User(id: RecordID.random(), email: email.value, displayName: ticket.name, passwordHash: nil, emailVerified: true,
+        // A new account's address counts as proven only when the provider is trusted for email.
+        let user = User(id: RecordID.random(), email: email.value, displayName: ticket.name, passwordHash: nil,
+                        emailVerified: trustsEmail(ticket.provider),
                         disabled: false, createdAt: now, updatedAt: now)
         do { try await database.users.create(user) } catch let error as StoreError where error.kind == .conflict {
             return .refused(message: "An account with \(email.value) already exists.", reason: "account_exists", userId: nil, email: email.value)
@@ -95,6 +126,6 @@ struct ProviderAccountLinker: Sendable {
         try await database.externalIdentities.create(ExternalIdentity(
             provider: ticket.provider, subject: ticket.subject, userId: userId, email: ticket.email, emailVerified: ticket.emailVerified,
             isPrivateRelay: ticket.isPrivateRelay, displayName: ticket.name, sealedRefreshToken: ticket.sealedRefreshToken,
-            createdAt: now, lastUsedAt: now))
+            tokenClientID: ticket.sealedRefreshToken == nil ? nil : ticket.tokenClientID, createdAt: now, lastUsedAt: now))
     }
 }

@@ -23,6 +23,9 @@ struct ProviderFlowStore: Sendable {
         var name: String?
         /// The provider's refresh token, sealed (it rests in the database for up to two minutes).
         var sealedRefreshToken: [UInt8]?
+        /// The client the refresh token was issued to (native Apple: the app's bundle id); nil for the
+        /// provider's configured web client.
+        var tokenClientID: String?
     }
 
     let store: any FlowStateStore

@@ -59,10 +59,9 @@ struct ProviderPages: Sendable {
         return try revocations.prepare(try await database.externalIdentities.list(userId: userId))
     }
 
-    /// After the account is deleted: queue the revocations and try them at once (retried later on failure).
+    /// After the account is deleted: queue the revocations (the maintenance job runner attempts them).
     func accountDeleted(revoking pending: [PendingRevocation], userId: String, context: ClientContext) async {
         guard let revocations, !pending.isEmpty else { return }
         await revocations.enqueue(pending, userId: userId, context: context)
-        await revocations.processDue()
     }
 }

@@ -5,16 +5,21 @@ import GatehouseProviders
 import GatehouseStore
 
 /// Revokes provider tokens upstream (Apple's `/auth/revoke`, required by App Store guideline 5.1.1(v)
-/// when an account is deleted), retried with backoff until it succeeds; every outcome is audited.
+/// when an account is deleted or Apple is unlinked). Requests only *enqueue* (``enqueue(_:userId:context:)``);
+/// the maintenance job runner (``job``) works the queue under the maintenance lease, claiming rows
+/// atomically so several processes never attempt the same one (issue #14 item 23).
 ///
-/// The first attempt runs at once; later ones when ``processDue()`` runs (each Apple sign-in and
-/// notification calls it; the server should also call it periodically).
+/// Each token is revoked as the client it was issued to (native Sign in with Apple: the app's bundle id),
+/// and an answer that did not revoke it is a failure (#15 item 3): retried after 30 s, 1 min, 2 min …
+/// doubling up to six hours, never given up, every attempt audited.
 struct ProviderRevocationQueue: Sendable {
     let database: any GatehouseDatabase
     let registry: ProviderRegistry
     let sealing: KeyEncryptionKey
     let clock: IdentityClock
     let audit: AuditTrail
+    /// How long a claimed row stays away from other workers (longer than an attempt can take).
+    static let claimDuration: TimeInterval = 300
 
     /// Revocations for the identities whose provider revokes and that hold a token.
     func prepare(_ identities: [ExternalIdentity]) throws -> [PendingRevocation] {
@@ -24,7 +29,7 @@ struct ProviderRevocationQueue: Sendable {
             let id = RecordID.random()
             let now = clock.now()
             return PendingRevocation(id: id, provider: identity.provider, sealedToken: try sealing.seal(token, keyID: Self.label(id)),
-                                     tokenTypeHint: "refresh_token", nextAttemptAt: now, createdAt: now)
+                                     tokenTypeHint: "refresh_token", clientID: identity.tokenClientID, nextAttemptAt: now, createdAt: now)
         }
     }
 
@@ -37,29 +42,44 @@ struct ProviderRevocationQueue: Sendable {
         }
     }
 
-    /// Attempts every revocation that is due; returns how many succeeded.
+    /// The queue as a maintenance job (run by whichever process holds the maintenance lease).
+    var job: MaintenanceJob {
+        MaintenanceJob(name: "provider_revocations") { _ in await processDue() }
+    }
+
+    /// The delay before attempt `attempts + 1` after `attempts` failures: 30 s doubling, capped at six hours.
+    static func retryDelay(afterAttempts attempts: Int) -> TimeInterval {
+        min(30 * pow(2, Double(min(max(attempts - 1, 0), 12))), 6 * 3600)
+    }
+
+    /// Claims and attempts the revocations that are due; returns how many were confirmed revoked.
     @discardableResult
     func processDue(limit: Int = 20) async -> Int {
-        guard let due = try? await database.pendingRevocations.due(now: clock.now(), limit: limit) else { return 0 }
+        guard let due = try? await database.pendingRevocations.claimDue(now: clock.now(), claimFor: Self.claimDuration, limit: limit) else {
+            return 0
+        }
         var succeeded = 0
         for revocation in due {
-            let details = ["provider": revocation.provider, "revocation": revocation.id, "attempt": String(revocation.attempts + 1)]
+            var details = ["provider": revocation.provider, "revocation": revocation.id, "attempt": String(revocation.attempts + 1)]
             do {
                 guard revocation.provider == "apple", let apple = registry.apple else {
                     throw ProviderError.misconfigured("\(revocation.provider) is not enabled")
                 }
                 let token = String(decoding: try sealing.open(revocation.sealedToken, keyID: Self.label(revocation.id)), as: UTF8.self)
-                try await apple.revoke(refreshToken: token)
+                // The recorded client first; the team's other clients too, so a token recorded under the wrong
+                // client (or before clients were recorded) is still revoked and proven dead.
+                let clients = (revocation.clientID.map { [$0] } ?? []) + apple.candidateClientIDs
+                try await apple.revoke(refreshToken: token, clientIDs: clients)
+                details["client_id"] = revocation.clientID ?? apple.settings.clientID
                 _ = try await database.pendingRevocations.complete(id: revocation.id)
                 await audit.record(.providerTokenRevoked, userId: nil, context: .unknown, details: details)
                 succeeded += 1
             } catch {
                 let attempts = revocation.attempts + 1
-                // 30 s, 1 min, 2 min … capped at six hours: Apple outages are short, but never give up.
-                let delay = min(30 * pow(2, Double(min(attempts - 1, 12))), 6 * 3600)
                 let reason = (error as? ProviderError)?.auditReason ?? "error"
-                try? await database.pendingRevocations.reschedule(id: revocation.id, attempts: attempts,
-                                                                  nextAttemptAt: clock.now().addingTimeInterval(delay), lastError: reason)
+                try? await database.pendingRevocations.reschedule(
+                    id: revocation.id, attempts: attempts,
+                    nextAttemptAt: clock.now().addingTimeInterval(Self.retryDelay(afterAttempts: attempts)), lastError: reason)
                 await audit.record(.providerRevocationFailed, userId: nil, context: .unknown, details: details.merging(["error": reason]) { $1 })
             }
         }

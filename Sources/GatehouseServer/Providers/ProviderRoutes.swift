@@ -26,6 +26,8 @@ struct ProviderRoutes: Sendable {
     var completions: [ProviderFlow.Platform: any ProviderCompletion]
     /// The public URL without a trailing slash (redirect URIs are built from it).
     let publicBase: String
+    /// Linking needs a sign-in at most this old (`providers.link_max_sign_in_age_seconds`).
+    var linkMaxSignInAge: TimeInterval = 600
 
     var reader: WebSessionReader { pages.reader }
     var flowCookieName: String { reader.cookies.secure ? "__Host-gatehouse_flow" : "gatehouse_flow" }
@@ -56,8 +58,16 @@ struct ProviderRoutes: Sendable {
         try reader.requireCSRF(form, web)
         var intent = ProviderFlow.Intent.signIn
         if link {
-            guard let user = web.user else { throw HTTPError(.unauthorized, "Your session has ended. Sign in again.") }
-            intent = .link(userId: user.id)
+            guard let active = web.active else { throw HTTPError(.unauthorized, "Your session has ended. Sign in again.") }
+            // Adding a way in is as sensitive as the password: a session left open (or stolen) must not be
+            // enough, so the sign-in behind it must be recent (issue #14 item 21).
+            if pages.clock.now().timeIntervalSince(active.session.createdAt) > linkMaxSignInAge {
+                return .redirect(to: "/sign-in?reauth=1&return_to=" + PercentDecoding.encode("/account"))
+            }
+            do { try AccountStanding.requireLinking(active.user) } catch {
+                return try await pages.accountPage(web: web, active: active, error: error.message, status: pages.status(for: error))
+            }
+            intent = .link(userId: active.user.id)
         }
         let platform = try form["platform"].map { raw throws(HTTPError) in
             guard let parsed = ProviderFlow.Platform(rawValue: raw) else { throw HTTPError(.badRequest, "platform must be web or native.") }
@@ -118,7 +128,6 @@ struct ProviderRoutes: Sendable {
             return await failure(.invalidState, provider: provider.id, request: request, web: web, returnTo: ticket.flow.returnTo,
                                  flow: ticket.flow)
         }
-        if provider.id == "apple" { await revocations.processDue() }
         switch try await linker.resolve(ticket, signedInUserId: web.user?.id, context: request.clientContext) {
         case .signIn(let user, _):
             await pages.audit.record(.signInSucceeded, userId: user.id, context: request.clientContext, details: ["method": provider.id])
@@ -144,17 +153,22 @@ struct ProviderRoutes: Sendable {
         guard let identity = identities.first(where: { $0.provider == form["provider"] && $0.subject == form["subject"] }) else {
             throw HTTPError(.notFound, "That sign-in method is not linked to your account.")
         }
-        guard identities.count + (active.user.passwordHash != nil ? 1 : 0) > 1 else {
+        // Sealed before the row goes (the token lives in it), queued only once the delete happened.
+        let pending = (try? revocations.prepare([identity])) ?? []
+        // "Never the last method" is decided by the store in the same step as the delete, so two unlinks
+        // racing each other cannot both pass a count and leave the account without a way in (item 17).
+        switch try await database.externalIdentities.deleteUnlessLastMethod(provider: identity.provider, subject: identity.subject,
+                                                                             userId: active.user.id) {
+        case .deleted: break
+        case .lastMethod:
             return try await pages.accountPage(web: web, active: active, error: "This is your only way to sign in, so it cannot be removed. Add another method first.",
                                                status: .conflict)
+        case .notFound:
+            throw HTTPError(.notFound, "That sign-in method is not linked to your account.")
         }
-        let pending = (try? revocations.prepare([identity])) ?? []
-        _ = try await database.externalIdentities.delete(provider: identity.provider, subject: identity.subject)
         await pages.audit.record(.identityUnlinked, userId: active.user.id, context: request.clientContext, details: ["provider": identity.provider])
-        if !pending.isEmpty {
-            await revocations.enqueue(pending, userId: active.user.id, context: request.clientContext)
-            await revocations.processDue()
-        }
+        // Only queued: the maintenance job runner revokes upstream, never this request (item 23).
+        await revocations.enqueue(pending, userId: active.user.id, context: request.clientContext)
         return .redirect(to: "/account?notice=identity-unlinked")
     }
 

@@ -48,20 +48,27 @@ struct ProviderWiring: Sendable {
         self.configuration = configuration.providers
     }
 
+    /// The account rules for provider identities, shared by the web flow and native Sign in with Apple.
+    func makeLinker(services: IdentityServices) -> ProviderAccountLinker {
+        let providers = configuration
+        return ProviderAccountLinker(database: services.database, clock: services.clock, audit: services.audit,
+                                     linkVerifiedEmails: providers.linkVerifiedEmails, trustsEmail: { providers.trustsEmail(of: $0) },
+                                     displayName: { [pages] in pages.label($0) })
+    }
+
     func register(into router: inout Router, accountPages: AccountPages, services: IdentityServices, publicBase: String) {
         registry.simulator?.register(into: &router)
         let providers = configuration
-        let linker = ProviderAccountLinker(database: services.database, clock: services.clock, audit: services.audit,
-                                           linkVerifiedEmails: providers.linkVerifiedEmails, displayName: { [pages] in pages.label($0) })
+        let linker = makeLinker(services: services)
         ProviderRoutes(registry: registry, flows: flows, linker: linker, pages: accountPages, revocations: revocations,
                        completions: [.web: WebSignInCompletion(sessions: services.sessions, cookies: services.webSessions.cookies),
                                      .native: NativeHandoffCompletion(apps: NativeAppDirectory(registry: services.tokens.registry),
                                                                       handoffs: services.handoffs)],
-                       publicBase: publicBase).register(into: &router)
+                       publicBase: publicBase, linkMaxSignInAge: providers.linkMaxSignInAge).register(into: &router)
         if let apple = registry.apple {
             AppleNotificationRoutes(apple: apple, database: services.database, sessions: services.sessions, accounts: services.accounts,
-                                    audit: services.audit, clock: services.clock, accountDeletion: providers.appleAccountDeletion,
-                                    revocations: revocations).register(into: &router)
+                                    audit: services.audit, clock: services.clock, accountDeletion: providers.appleAccountDeletion)
+                .register(into: &router)
         }
     }
 }

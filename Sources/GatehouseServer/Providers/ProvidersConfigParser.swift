@@ -15,15 +15,18 @@ import GatehouseProviders
 ///   "github": { "client_id": "Ov23…", "client_secret_env": "GITHUB_SECRET",
 ///               "endpoints": { "authorization": "…", "token": "…", "api": "…" } },
 ///   "oidc": [ { "id": "okta", "name": "Okta", "issuer": "https://example.okta.com", "client_id": "…", "client_secret": "…",
-///               "scopes": ["openid", "email", "profile"], "discovery_url": "…", "endpoints": { … } } ]
+///               "scopes": ["openid", "email", "profile"], "discovery_url": "…", "endpoints": { … }, "trusted_email": false } ],
+///   "link_max_sign_in_age_seconds": 600
 /// }
 /// ```
 /// Every error names the exact key (`providers.apple.team_id`).
 enum ProvidersConfigParser {
     static func parse(_ value: Any, environment: [String: String], baseDirectory: String) throws(ConfigurationError) -> ProvidersConfiguration {
-        let root = try Object(value, "providers", known: ["link_verified_emails", "timeout_seconds", "apple", "google", "github", "oidc"])
+        let root = try Object(value, "providers", known: ["link_verified_emails", "timeout_seconds", "link_max_sign_in_age_seconds",
+                                                          "apple", "google", "github", "oidc"])
         var result = ProvidersConfiguration()
         if let flag = try root.bool("link_verified_emails") { result.linkVerifiedEmails = flag }
+        if let seconds = try root.integer("link_max_sign_in_age_seconds", 30...86_400) { result.linkMaxSignInAge = TimeInterval(seconds) }
         if let seconds = try root.integer("timeout_seconds", 1...120) { result.timeoutSeconds = seconds }
         if let apple = root.values["apple"] {
             let o = try Object(apple, "providers.apple", known: ["client_id", "team_id", "key_id", "private_key", "private_key_file",
@@ -85,8 +88,10 @@ enum ProvidersConfigParser {
             guard let entries = list as? [Any] else { throw ConfigurationError(key: "providers.oidc", problem: "must be an array") }
             for (index, entry) in entries.enumerated() {
                 let o = try Object(entry, "providers.oidc[\(index)]", known: ["id", "name", "issuer", "client_id", "client_secret",
-                                                                              "client_secret_env", "scopes", "discovery_url", "audiences", "endpoints"])
+                                                                              "client_secret_env", "scopes", "discovery_url", "audiences", "endpoints",
+                                                                              "trusted_email"])
                 let id = try o.required("id")
+                if try o.bool("trusted_email") == true { result.oidcTrustedForEmail.insert(id) }
                 guard id.utf8.allSatisfy({ ($0 >= 97 && $0 <= 122) || ($0 >= 48 && $0 <= 57) || $0 == 45 }), id.count <= 32,
                       !["apple", "google", "github", "link"].contains(id) else {
                     throw ConfigurationError(key: "providers.oidc[\(index)].id",

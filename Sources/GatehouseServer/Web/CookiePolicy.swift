@@ -8,8 +8,11 @@ public struct CookiePolicy: Sendable {
     public let sessionCookie: String
     public let csrfCookie: String
     public let sessionMaxAge: Int
+    /// `scheme://host[:port]` of the public URL, as browsers write it in `Origin`.
+    public let publicOrigin: String
 
     public init(publicURL: URL, sessionMaxAge: TimeInterval) {
+        publicOrigin = NativeAppleRoutes.origin(of: publicURL)
         secure = publicURL.scheme == "https"
         sessionCookie = secure ? "__Host-gatehouse_session" : "gatehouse_session"
         csrfCookie = secure ? "__Host-gatehouse_csrf" : "gatehouse_csrf"

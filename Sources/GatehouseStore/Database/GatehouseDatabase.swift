@@ -57,6 +57,8 @@ public protocol GatehouseDatabase: Sendable {
     var externalIdentities: any ExternalIdentityStore { get }
     /// Upstream provider tokens still to be revoked (they outlive deleted accounts).
     var pendingRevocations: any PendingRevocationStore { get }
+    /// Upstream events already processed (Apple notifications: replay and reordering defence).
+    var providerEvents: any ProviderEventStore { get }
     /// Time-limited leases deciding which process runs shared background work.
     var leases: any LeaseStore { get }
 }

@@ -54,6 +54,11 @@ public struct TokenIssuer: Sendable {
     /// `refreshValue` fixes the refresh token's value (rotation passes the derived successor).
     public func issue(_ grant: TokenGrant, storeRefreshToken: Bool = true, refreshValue fixedRefreshValue: String? = nil) async throws
         -> (response: TokenResponse, refresh: RefreshToken?) {
+        // Every grant ends here: an account whose email is unproven (or that is disabled) gets no tokens
+        // (issue #14 item 2, AccountStanding).
+        if let user = grant.user {
+            do { try AccountStanding.requireTokenIssuance(user) } catch { throw OAuthError.invalidGrant(error.message) }
+        }
         let now = clock.now()
         let key = try await keys.signingKey()
         let accessToken = try accessTokenJWT(grant, key: key, now: now)

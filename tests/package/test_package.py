@@ -102,8 +102,9 @@ def test_package_installs_serves_upgrades_and_removes_keeping_data():
         env = {"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", **env_file,
                "GATEHOUSE_LISTEN": f"127.0.0.1:{port}", "GATEHOUSE_PUBLIC_URL": f"http://127.0.0.1:{port}"}
         command = shlex.split(unit_setting("ExecStart"))
-        server = subprocess.Popen(["runuser", "-u", "gatehouse", "--", "env", "-i"] + [f"{k}={v}" for k, v in env.items()] + command,
-                                  cwd="/", stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        # Started directly as the user (as systemd does), so SIGTERM reaches gatehouse itself.
+        server = subprocess.Popen(command, user="gatehouse", group="gatehouse", extra_groups=[], env=env, cwd="/",
+                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         ready = None
         deadline = time.time() + 30
         while time.time() < deadline and server.poll() is None:

@@ -76,6 +76,11 @@ let package = Package(
         .testTarget(name: "GatehouseIdentityTests", dependencies: ["GatehouseIdentity", "GatehouseSQLite", "GatehouseStore"]),
         .testTarget(name: "GatehouseClientTests", dependencies: ["GatehouseClient"]),
         .testTarget(name: "GatehouseClientOpenSSLTests", dependencies: ["GatehouseClientOpenSSL", "GatehouseClient", "GatehouseCrypto"]),
+        // The SDK over real sockets: against a live Gatehouse and against the GitHub simulator.
+        .testTarget(name: "GatehouseClientLiveTests", dependencies: [
+            "GatehouseClient", "GatehouseClientOpenSSL", "GatehouseServer", "GatehouseProviderSimulator", "GatehouseHTTP",
+            "GatehouseHTTPServer", "GatehouseTesting", "GatehouseSQLite", "GatehouseIdentity", "GatehouseCrypto", "GatehouseStore",
+        ]),
         .testTarget(name: "GatehouseMailTests", dependencies: ["GatehouseMail", "GatehouseIdentity"], exclude: ["Fixtures"]),
         .testTarget(name: "GatehouseProviderSimulatorTests", dependencies: ["GatehouseProviderSimulator", "GatehouseHTTP", "GatehouseCrypto", "GatehouseTesting"]),
         .testTarget(name: "GatehouseServerTests", dependencies: [

@@ -9,12 +9,13 @@ enum ClientCommand: CLICommand {
     static let summary = "Register and manage OAuth clients"
     static let options = ["--config": true, "--id": true, "--name": true, "--type": true, "--redirect-uri": true,
                           "--post-logout-redirect-uri": true, "--grant": true, "--first-party": false, "--scope": true,
-                          "--allow-localhost": false, "--web-origin": true]
+                          "--allow-localhost": false, "--web-origin": true, "--id-token-signed-response-alg": true]
     static let help = """
         Usage: gatehouse client create --name N --type public|confidential --redirect-uri U [--redirect-uri U …]
                                        [--grant authorization_code|refresh_token|password|client_credentials …]
                                        [--first-party] [--scope S …] [--post-logout-redirect-uri U …]
                                        [--web-origin https://app.example …] [--allow-localhost] [--id ID]
+                                       [--id-token-signed-response-alg RS256|ES256]
                gatehouse client list
                gatehouse client show --id ID
                gatehouse client update --id ID [any create option; repeatable options replace the lists]
@@ -24,6 +25,7 @@ enum ClientCommand: CLICommand {
         hashed. Redirect URIs: https, http://127.0.0.1 or http://[::1] (any port matches), reverse-DNS
         private-use schemes (com.example.app:/callback); http://localhost only with --allow-localhost.
         Grants default to authorization_code + refresh_token; the password grant needs --first-party.
+        ID tokens are signed RS256 unless the client asks for ES256 (--id-token-signed-response-alg).
         """
 
     static func run(options: inout CommandOptions, environment: [String: String]) async throws -> Int32 {
@@ -40,7 +42,9 @@ enum ClientCommand: CLICommand {
                     postLogoutRedirectURIs: options.all("--post-logout-redirect-uri"),
                     grantTypes: options.all("--grant").isEmpty ? ["authorization_code", "refresh_token"] : options.all("--grant"),
                     scopes: options.all("--scope"), firstParty: options.flag("--first-party"),
-                    allowLocalhost: options.flag("--allow-localhost"), webOrigins: options.all("--web-origin"))
+                    allowLocalhost: options.flag("--allow-localhost"), webOrigins: options.all("--web-origin"),
+                    metadata: ClientMetadata.setting(ClientMetadata.idTokenSigningAlgorithmKey,
+                                                     to: options.value("--id-token-signed-response-alg"), in: "{}"))
                 let (client, secret) = try await registry.register(registration)
                 print("client_id: \(client.id)")
                 if let secret { print("client_secret: \(secret)\n(shown once: store it now)") }
@@ -63,6 +67,9 @@ enum ClientCommand: CLICommand {
                 if !options.all("--web-origin").isEmpty { client.webOrigins = options.all("--web-origin") }
                 if options.flag("--first-party") { client.firstParty = true }
                 if options.flag("--allow-localhost") { client.allowLocalhost = true }
+                if let algorithm = options.value("--id-token-signed-response-alg") {
+                    client.metadata = ClientMetadata.setting(ClientMetadata.idTokenSigningAlgorithmKey, to: algorithm, in: client.metadata)
+                }
                 try await registry.update(client)
                 print("updated \(client.id)")
             case "delete":
@@ -103,6 +110,7 @@ enum ClientCommand: CLICommand {
         post_logout_redirect_uris: \(client.postLogoutRedirectURIs.joined(separator: " "))
         web_origins: \(client.webOrigins.joined(separator: " "))
         allow_localhost: \(client.allowLocalhost)
+        id_token_signed_response_alg: \(client.idTokenSigningAlgorithm.rawValue)
         """
     }
 }

@@ -96,25 +96,27 @@ public final class RawHTTPConnection: Sendable {
 /// Sends requests over a fresh TCP connection each.
 public struct SocketClient: TestClient {
     public let port: UInt16
+    /// How long to wait for each read of the answer (a loaded machine may need more than the default).
+    public let timeoutSeconds: Int
 
-    public init(port: UInt16) { self.port = port }
+    public init(port: UInt16, timeoutSeconds: Int = 5) { self.port = port; self.timeoutSeconds = timeoutSeconds }
 
     public func send(_ method: HTTPMethod, _ target: String, headers: HTTPHeaders, body: [UInt8]) async throws -> TestResponse {
-        let port = self.port
+        let port = self.port, timeout = timeoutSeconds
         // Blocking socket calls get a thread of their own: on the cooperative pool (2 threads here) they
         // would starve the server's tasks, and libdispatch's global queues cap blocking work at the core count.
         return try await withCheckedThrowingContinuation { continuation in
             let thread = Thread {
-                continuation.resume(with: Result { try Self.exchange(port: port, method, target, headers, body) })
+                continuation.resume(with: Result { try Self.exchange(port: port, timeout: timeout, method, target, headers, body) })
             }
             thread.start()
         }
     }
 
-    private static func exchange(port: UInt16, _ method: HTTPMethod, _ target: String, _ headers: HTTPHeaders,
+    private static func exchange(port: UInt16, timeout: Int, _ method: HTTPMethod, _ target: String, _ headers: HTTPHeaders,
                                  _ body: [UInt8]) throws -> TestResponse {
         do {
-            let connection = try RawHTTPConnection(port: port)
+            let connection = try RawHTTPConnection(port: port, timeoutSeconds: timeout)
             var head = "\(method.rawValue) \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
             for (name, value) in headers { head += "\(name): \(value)\r\n" }
             if !body.isEmpty || method == .post { head += "Content-Length: \(body.count)\r\n" }

@@ -14,7 +14,7 @@ import Testing
         // A signature by the imported key verifies under the original public key.
         let message = Array("hello".utf8)
         try key.verificationKey.verify(signature: try imported.sign(message), for: message, algorithm: algorithm)
-        #expect(throws: JOSEError.unsupportedAlgorithm("RS256")) { try SigningKey.generate(.rs256) }
+        #expect(throws: JOSEError.unsupportedAlgorithm("PS256")) { try SigningKey.generate(.ps256) }
     }
 
     @Test func importRejectsPublicOnlyAndMismatchedKeys() throws {
@@ -131,5 +131,31 @@ import Testing
         let verifier = JWTVerifier(allowedAlgorithms: [.es256, .edDSA], rules: ClaimRules(issuers: ["me"], audiences: nil))
         let jwt = try verifier.verify(token, keys: set.verificationKeys(at: Self.t0 + 1), now: Self.t0 + 1)
         #expect(jwt.header.type == "at+jwt")
+    }
+}
+
+@Suite struct RSASigningKeyTests {
+    @Test func rs256KeysSignVerifiableTokensAndRoundTripThroughTheirPrivateJWK() throws {
+        let key = try SigningKey.generate(.rs256)
+        #expect(key.algorithm == .rs256)
+        #expect(key.publicJWK.keyType == "RSA" && key.publicJWK.algorithm == "RS256" && !key.publicJWK.isPrivate)
+        let token = try JWTSigner.sign(["sub": .string("u1"), "exp": .integer(Int64(Date().timeIntervalSince1970) + 60)], with: key)
+        let verifier = JWTVerifier(allowedAlgorithms: [.rs256], rules: ClaimRules(issuers: nil, audiences: nil))
+        let verified = try verifier.verify(token, keys: VerificationKeySet(jwks: JWKSet(keys: [key.publicJWK])))
+        #expect(verified.algorithm == .rs256)
+        let restored = try SigningKey(privateJWKData: key.privateJWKData())
+        #expect(restored.keyID == key.keyID && restored.algorithm == .rs256)
+        let again = try JWTSigner.sign(["sub": .string("u2"), "exp": .integer(Int64(Date().timeIntervalSince1970) + 60)], with: restored)
+        #expect(try verifier.verify(again, key: key.verificationKey).claims.string("sub") == "u2")
+    }
+
+    @Test func anRSAPrivateJWKWithAWrongMemberOrTooShortIsRefused() throws {
+        let key = try SigningKey.generate(.rs256)
+        var jwk = try JWK(json: key.privateJWKData())
+        jwk.qi = nil
+        #expect(throws: JOSEError.self) { try SigningKey(privateJWK: jwk) }
+        var mismatched = try JWK(json: key.privateJWKData())
+        mismatched.modulus = try SigningKey.generate(.rs256).publicJWK.modulus
+        #expect(throws: JOSEError.self) { try SigningKey(privateJWK: mismatched) }
     }
 }

@@ -136,6 +136,24 @@ import Testing
         #expect(wrongType.status == 400 && Self.json(wrongType)["error"]?.stringValue == "invalid_request")
     }
 
+    @Test func tokenExchangeKeepsApplesFirstSignInName() async throws {
+        let harness = try await Self.harness()
+        let native = try Self.authorization(harness)
+        let response = try await harness.browser().post("/oauth/token", [
+            ("grant_type", "urn:ietf:params:oauth:grant-type:token-exchange"), ("client_id", Self.app),
+            ("subject_token_type", "urn:ietf:params:oauth:token-type:id_token"), ("subject_token", native.identityToken),
+            ("raw_nonce", Self.rawNonce), ("given_name", "Ada"), ("family_name", "Lovelace"), ("scope", "openid profile"),
+        ])
+        #expect(response.status == 200, "\(response.text)")
+        let user = try #require(try await harness.database.users.find(email: "ada@example.com"))
+        #expect(user.displayName == "Ada Lovelace", "the name Apple gave the app once is kept")
+        let idToken = try #require(Self.json(response)["id_token"]?.stringValue)
+        let parts = idToken.split(separator: ".")
+        let claims = try JSONSerialization.jsonObject(with: Data(Base64URL.decode(String(parts[1])) ?? [])) as? [String: Any]
+        #expect(claims?["name"] as? String == "Ada Lovelace")
+        #expect(try await harness.identities(email: "ada@example.com").first?.displayName == "Ada Lovelace")
+    }
+
     @Test func tokenExchangeRefusesAClientThatIsNotANativeApp() async throws {
         let harness = try await Self.harness()
         _ = try await harness.app.services.tokens.registry.register(ClientRegistration(

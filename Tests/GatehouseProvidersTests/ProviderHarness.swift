@@ -62,6 +62,7 @@ struct ProviderHarness {
         var configuration = try GatehouseConfiguration.load(environment: ["GATEHOUSE_DEMO": "1"])
         configuration.passwordHashing = Argon2idParameters(memoryBytes: 1 << 20, iterations: 1)
         configuration.providers.timeoutSeconds = 1
+        configuration.signingKeyGenerator = SharedRSAKey.generate
         tweak(&configuration)
         let database = try await SQLiteDatabase.open(url: "sqlite::memory:")
         _ = try await database.migrate()
@@ -115,3 +116,13 @@ struct ProviderHarness {
 
 /// The shared form reader (GatehouseTesting), under the name these tests use.
 typealias PageHTML = HTMLForm
+
+/// One RSA signing key for every in-process server of the run: 2048-bit generation costs ~0.2 s of CPU on
+/// the cooperative pool each time, which starves timing-sensitive tests on a loaded machine.
+enum SharedRSAKey {
+    static let key: GatehouseCrypto.SigningKey = try! GatehouseCrypto.SigningKey.generate(.rs256)
+
+    @Sendable static func generate(_ algorithm: JWSAlgorithm) throws -> GatehouseCrypto.SigningKey {
+        algorithm == .rs256 ? key : try GatehouseCrypto.SigningKey.generate(algorithm)
+    }
+}

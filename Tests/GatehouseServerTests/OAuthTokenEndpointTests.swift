@@ -131,7 +131,8 @@ import Testing
         let missing = try await oauth.client.get("/oauth/userinfo")
         #expect(missing.status == 401 && missing.headers["WWW-Authenticate"]?.hasPrefix("Bearer") == true)
         let noOpenID = try await oauth.token([("grant_type", "client_credentials")], basic: ("web-app", oauth.confidentialSecret))
-        #expect(try await oauth.client.get("/oauth/userinfo", headers: ["Authorization": "Bearer \(noOpenID.json["access_token"] as! String)"]).status == 401)
+        // A valid token without openid is insufficient_scope (RFC 6750 §3.1), not an invalid token.
+        #expect(try await oauth.client.get("/oauth/userinfo", headers: ["Authorization": "Bearer \(noOpenID.json["access_token"] as! String)"]).status == 403)
     }
 
     @Test func discoveryJWKSAndCORS() async throws {
@@ -146,13 +147,20 @@ import Testing
         let jwks = try await oauth.client.get("/oauth/jwks", headers: ["Origin": "https://evil.example"])
         #expect(jwks.headers["Access-Control-Allow-Origin"] == nil, "unregistered origins get no CORS")
         let set = try JWKSet(json: jwks.body)
-        #expect(set.keys.count == 1 && set.keys[0].privateKey == nil)
+        #expect(Set(set.keys.map(\.keyType)) == ["EC", "RSA"], "an EC and an RSA key, published side by side")
+        #expect(set.keys.allSatisfy { $0.privateKey == nil && $0.p == nil })
+        #expect(document?["id_token_signing_alg_values_supported"] as? [String] == ["RS256", "ES256"])
         // An ID token verifies against the published JWKS.
         let tokens = try await oauth.token([("grant_type", "password"), ("username", "ada@example.com"), ("password", "correct horse battery"),
                                             ("scope", "openid")], basic: ("web-app", oauth.confidentialSecret))
-        let verifier = JWTVerifier(allowedAlgorithms: [.es256], rules: ClaimRules(issuers: ["http://127.0.0.1:8080"], audiences: ["web-app"]))
+        // RS256 by default (OIDC Core §15.1); an ES256-only relying party would refuse it.
+        let verifier = JWTVerifier(allowedAlgorithms: [.rs256], rules: ClaimRules(issuers: ["http://127.0.0.1:8080"], audiences: ["web-app"]))
         #expect(throws: Never.self) {
             try verifier.verify(tokens.json["id_token"] as! String, keys: VerificationKeySet(jwks: set), now: oauth.gatehouse.clock.now)
+        }
+        let ecOnly = JWTVerifier(allowedAlgorithms: [.es256], rules: ClaimRules(issuers: ["http://127.0.0.1:8080"], audiences: ["web-app"]))
+        #expect(throws: JOSEError.self) {
+            try ecOnly.verify(tokens.json["id_token"] as! String, keys: VerificationKeySet(jwks: set), now: oauth.gatehouse.clock.now)
         }
     }
 }

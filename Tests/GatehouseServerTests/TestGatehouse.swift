@@ -51,6 +51,7 @@ struct TestGatehouse {
     static func make(_ tweak: (inout GatehouseConfiguration) -> Void = { _ in }) async throws -> TestGatehouse {
         var configuration = try GatehouseConfiguration.load(environment: [:])
         configuration.passwordHashing = Argon2idParameters(memoryBytes: 1 << 20, iterations: 1)
+        configuration.signingKeyGenerator = TestSigningKeys.generate
         tweak(&configuration)
         let database = try await SQLiteDatabase.open(url: "sqlite::memory:")
         _ = try await database.migrate()
@@ -89,5 +90,15 @@ struct TestGatehouse {
     func auditTypes(email: String) async throws -> [String] {
         guard let user = try await database.users.find(email: email) else { return [] }
         return try await database.auditLog.list(userId: user.id, limit: 100).map(\.event.type)
+    }
+}
+
+/// One RSA key for every in-process server of the test run (2048-bit generation costs ~0.2 s of CPU
+/// each); ES256 keys stay fresh. Tests of the key ring itself generate real keys.
+enum TestSigningKeys {
+    static let rsa: GatehouseCrypto.SigningKey = try! GatehouseCrypto.SigningKey.generate(.rs256)
+
+    @Sendable static func generate(_ algorithm: JWSAlgorithm) throws -> GatehouseCrypto.SigningKey {
+        algorithm == .rs256 ? rsa : try GatehouseCrypto.SigningKey.generate(algorithm)
     }
 }

@@ -89,9 +89,12 @@ def test_rotated_key_is_published_by_both_processes(pair):
     assert kids(pair.b) == before
     output = pair.cli("keys", "rotate")
     started = time.time()
-    assert wait_until(lambda: all(len(kids(p) - before) == 1 for p in pair.processes), timeout=10), output
+    # One new key per algorithm: RS256 (ID tokens) and ES256 (access tokens).
+    assert wait_until(lambda: all(len(kids(p) - before) == 2 for p in pair.processes), timeout=10), output
     new = kids(pair.a) - before
     assert kids(pair.b) - before == new
+    published = requests.get(pair.a.url + "/oauth/jwks", timeout=5).json()["keys"]
+    assert {key["kty"] for key in published if key["kid"] in new} == {"EC", "RSA"}
     assert time.time() - started < 5, "published within the 1 s refresh interval (plus slack)"
 
 

@@ -6,7 +6,9 @@ import subprocess
 import pytest
 import requests
 from authlib.integrations.requests_client import OAuth2Session
-from authlib.jose import JsonWebKey, jwt
+from authlib.jose import JsonWebKey, JsonWebToken
+from authlib.jose.errors import BadSignatureError
+from authlib.oidc.core import CodeIDToken
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
@@ -56,11 +58,19 @@ def test_authlib_code_pkce_refresh_revoke_introspect(server, browsers):
     token = session.fetch_token(metadata["token_endpoint"], authorization_response=callback, code_verifier=verifier)
     assert token["token_type"] == "Bearer" and "refresh_token" in token and "id_token" in token
 
+    assert "RS256" in metadata["id_token_signing_alg_values_supported"]
     jwks = JsonWebKey.import_key_set(requests.get(metadata["jwks_uri"], timeout=5).json())
-    claims = jwt.decode(token["id_token"], jwks, claims_options={
-        "iss": {"essential": True, "value": server.url}, "aud": {"essential": True, "value": "authlib-app"},
-        "nonce": {"essential": True, "value": "nonce-42"}})
+    # Authlib's RS256-only decoder and its OpenID Connect ID-token claims (nonce, at_hash, iss, aud, exp).
+    rs256 = JsonWebToken(["RS256"])
+    claims = rs256.decode(token["id_token"], jwks, claims_cls=CodeIDToken,
+                          claims_options={"iss": {"essential": True, "value": server.url}},
+                          claims_params={"nonce": "nonce-42", "client_id": "authlib-app", "access_token": token["access_token"]})
     claims.validate()
+    assert claims.header["alg"] == "RS256"
+    head, body, signature = token["id_token"].split(".")
+    forged = ".".join([head, body, ("A" if signature[0] != "A" else "B") + signature[1:]])
+    with pytest.raises(BadSignatureError):
+        rs256.decode(forged, jwks)
     assert claims["email"] == "lin@example.com" and claims["email_verified"] is True
 
     userinfo = session.get(metadata["userinfo_endpoint"]).json()

@@ -1,5 +1,5 @@
 """Apache's mod_auth_openidc, a real relying party, protects a loopback page and signs a browser in
-through Gatehouse (discovery, code + PKCE, ES256 ID token, session in Apache)."""
+through Gatehouse (discovery, code + PKCE, RS256 ID token, session in Apache)."""
 import os
 import pathlib
 import shutil

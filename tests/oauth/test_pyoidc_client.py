@@ -1,6 +1,7 @@
 """pyoidc (the `oic` package), a second independent OpenID Connect client: discovery, code flow through a
-headless-Chromium sign-in, token exchange with the library's own ID-token checks (ES256 signature from
-our JWKS, issuer, audience, nonce), and userinfo."""
+headless-Chromium sign-in, token exchange with the library's own ID-token checks (RS256 signature from
+our JWKS — pyoidc's default and OIDC Core §15.1's mandatory algorithm —, issuer, audience, nonce, at_hash),
+and userinfo."""
 import subprocess
 import urllib.parse
 
@@ -34,7 +35,9 @@ def server():
 def test_pyoidc_code_flow(server, browsers):
     client = Client(client_id="pyoidc-app", client_authn_method=CLIENT_AUTHN_METHOD)
     client.provider_config(server.url)
-    client.store_registration_info(RegistrationResponse(client_id="pyoidc-app", client_secret=SECRET, redirect_uris=[REDIRECT]))
+    assert "RS256" in client.provider_info["id_token_signing_alg_values_supported"]
+    client.store_registration_info(RegistrationResponse(client_id="pyoidc-app", client_secret=SECRET, redirect_uris=[REDIRECT],
+                                                        id_token_signed_response_alg="RS256"))
     client.redirect_uris = [REDIRECT]
     state, nonce = rndstr(), rndstr()
     request = client.construct_AuthorizationRequest(request_args={
@@ -51,6 +54,9 @@ def test_pyoidc_code_flow(server, browsers):
     assert response["state"] == state
     tokens = client.do_access_token_request(state=state, request_args={"code": response["code"]}, authn_method="client_secret_basic")
     id_token = tokens["id_token"]   # verified by pyoidc against our JWKS while parsing
+    assert id_token.jws_header["alg"] == "RS256", "pyoidc verified an RS256 signature with our published RSA key"
+    rsa_kids = {key.kid for key in client.keyjar.get_verify_key(owner=server.url, key_type="RSA")}
+    assert id_token.jws_header["kid"] in rsa_kids
     assert id_token["iss"] == server.url and id_token["aud"] == ["pyoidc-app"] and id_token["nonce"] == nonce
     userinfo = client.do_user_info_request(state=state)
     assert userinfo["email"] == "oic@example.com" and userinfo["sub"] == id_token["sub"]

@@ -8,6 +8,8 @@ import Foundation
 ///   cannot lose a rotation (a lost rotation would trip reuse detection and end the session).
 /// - `invalid_grant` on refresh (revoked, expired, or reused refresh token) signs the user out:
 ///   storage cleared, `status == .signedOut`, callers get `AuthStateError.sessionEnded`.
+/// - Every change is announced on `events()` (signed in, refreshed, signed out, session ended by
+///   the server), so the UI can follow one stream instead of polling `status`.
 public actor AuthState {
     /// Whether there are tokens.
     public enum Status: Sendable, Equatable {
@@ -23,6 +25,7 @@ public actor AuthState {
     /// Bumped by every sign-in and sign-out so a refresh that started before cannot write
     /// its result over the newer state.
     private var generation = 0
+    private var broadcast = AuthEventBroadcast()
 
     /// - Parameters:
     ///   - refreshMargin: refresh when the access token expires within this many seconds.
@@ -41,6 +44,23 @@ public actor AuthState {
 
     public var status: Status { tokens == nil ? .signedOut : .signedIn }
 
+    /// A stream of auth-state changes, starting with `.initial(currentTokens)`. Each call makes an
+    /// independent stream; it ends when the consuming task is cancelled or the stream is dropped.
+    public func events() -> AsyncStream<AuthEvent> {
+        let (stream, continuation) = AsyncStream.makeStream(of: AuthEvent.self, bufferingPolicy: .bufferingNewest(64))
+        let id = UUID()
+        continuation.yield(.initial(tokens))
+        broadcast.add(id, continuation)
+        continuation.onTermination = { [weak self] _ in
+            Task { await self?.removeListener(id) }
+        }
+        return stream
+    }
+
+    private func removeListener(_ id: UUID) { broadcast.remove(id) }
+
+    deinit { broadcast.finish() }
+
     /// The current tokens, without refreshing.
     public var currentTokens: TokenSet? { tokens }
 
@@ -53,6 +73,7 @@ public actor AuthState {
         generation += 1
         refreshTask = nil
         tokens = new
+        broadcast.send(.signedIn(new))
     }
 
     /// Finishes a browser sign-in (code + PKCE) and stores the tokens.
@@ -90,6 +111,7 @@ public actor AuthState {
             // Nothing to refresh with: a token that still has a little life is usable, a dead one ends the session.
             if rejected == nil, let expiresAt = current.expiresAt, expiresAt > client.now() { return current.accessToken }
             try await clearSession()
+            broadcast.send(.sessionEnded(nil))
             throw AuthStateError.signedOut
         }
         let started = generation
@@ -104,13 +126,17 @@ public actor AuthState {
         do {
             response = try await client.refresh(refreshToken: refreshToken)
         } catch let error as OAuthError where error.code == .invalidGrant {
-            if generation == started { try? await clearSession() }
+            if generation == started {
+                try? await clearSession()
+                broadcast.send(.sessionEnded(error))
+            }
             throw AuthStateError.sessionEnded(error)
         }
         let new = TokenSet(response: response, receivedAt: client.now(), previous: previous)
         guard generation == started else { throw AuthStateError.signedOut }
         try await store.save(new)
         tokens = new
+        broadcast.send(.refreshed(new))
         return new
     }
 
@@ -122,6 +148,7 @@ public actor AuthState {
     public func signOut(revoke: Bool = true) async throws {
         let old = tokens
         try await clearSession()
+        broadcast.send(.signedOut)
         if revoke, client.metadata.revocationEndpoint != nil, let old {
             if let refreshToken = old.refreshToken {
                 try? await client.revoke(token: refreshToken, hint: .refreshToken)
@@ -129,6 +156,19 @@ public actor AuthState {
                 try? await client.revoke(token: old.accessToken, hint: .accessToken)
             }
         }
+    }
+
+    /// Signs out here (as `signOut`) and returns the RP-initiated logout request that ends the session
+    /// at the provider too: open its `url` in the browser that signed in, then check the redirect with
+    /// `validateCallback`. Nil when the provider has no `end_session_endpoint` (only the local sign-out
+    /// happened then).
+    @discardableResult
+    public func endSession(postLogoutRedirectURI: URL?, state: String? = nil, revoke: Bool = true) async throws -> EndSessionRequest? {
+        let idToken = tokens?.idToken
+        let request = client.metadata.endSessionEndpoint == nil ? nil
+            : try client.endSessionRequest(idTokenHint: idToken, postLogoutRedirectURI: postLogoutRedirectURI, state: state)
+        try await signOut(revoke: revoke)
+        return request
     }
 
     private func clearSession() async throws {

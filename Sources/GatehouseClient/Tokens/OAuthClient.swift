@@ -137,6 +137,14 @@ public struct OAuthClient: Sendable {
         return object
     }
 
+    // MARK: Ending the session
+
+    /// The RP-initiated logout URL (discovered `end_session_endpoint`) for this client; see `EndSessionRequest`.
+    public func endSessionRequest(idTokenHint: String?, postLogoutRedirectURI: URL?, state: String? = nil) throws -> EndSessionRequest {
+        try EndSessionRequest.make(metadata: metadata, clientID: configuration.clientID, idTokenHint: idTokenHint,
+                                   postLogoutRedirectURI: postLogoutRedirectURI, state: state)
+    }
+
     // MARK: ID token
 
     /// Downloads the provider's JWKS.
@@ -174,7 +182,7 @@ public struct OAuthClient: Sendable {
 
     // MARK: Plumbing
 
-    private func tokenRequest(_ grant: [(String, String)]) async throws -> TokenResponse {
+    func tokenRequest(_ grant: [(String, String)]) async throws -> TokenResponse {
         var pairs = grant
         var request = URLRequest.formPost(metadata.tokenEndpoint, [])
         configuration.authentication.apply(clientID: configuration.clientID, to: &pairs, request: &request)

@@ -2,7 +2,7 @@ import COpenSSL
 
 /// A 2048-bit RSA key that signs RS256 JWTs.
 ///
-/// Gatehouse itself only signs with ES256/EdDSA (``SigningKey``). This type exists for the
+/// Gatehouse's own RS256 keys are ``SigningKey``s (sealed, rotated). This type exists for the
 /// provider simulator and for tests, which must produce tokens exactly as Apple and Google do —
 /// RS256 under keys published in a JWKS. The `kid` is the RFC 7638 thumbprint of the public key.
 public struct RSASigningKey: Sendable {

@@ -45,10 +45,10 @@ public struct SigningKeySet: Sendable {
         self.keys = keys
     }
 
-    /// The key to sign with at `now`: the most recently activated key that is active, ties broken
-    /// by creation time; `nil` if none is active (the caller should then create one).
-    public func currentSigningKey(at now: Date = Date()) -> ScheduledSigningKey? {
-        keys.filter { $0.isActive(at: now) }
+    /// The key to sign with at `now`: the most recently activated key that is active (of `algorithm`,
+    /// when given), ties broken by creation time; `nil` if none is active (the caller should then create one).
+    public func currentSigningKey(at now: Date = Date(), algorithm: JWSAlgorithm? = nil) -> ScheduledSigningKey? {
+        keys.filter { $0.isActive(at: now) && (algorithm == nil || $0.key.algorithm == algorithm) }
             .max { ($0.activatesAt, $0.createdAt) < ($1.activatesAt, $1.createdAt) }
     }
 

@@ -135,7 +135,8 @@ final class EVPKey: @unchecked Sendable {
     /// `true` for an Ed25519 key.
     var isEd25519: Bool { EVP_PKEY_get_base_id(raw) == EVP_PKEY_ED25519 }
 
-    private func check(privateToo: Bool) throws(CryptoError) {
+    /// OpenSSL's consistency check of the key (the whole key pair when `privateToo`).
+    func check(privateToo: Bool) throws(CryptoError) {
         guard let ctx = EVP_PKEY_CTX_new_from_pkey(nil, raw, nil) else { throw openSSLFailure("EVP_PKEY_CTX_new_from_pkey") }
         defer { EVP_PKEY_CTX_free(ctx) }
         let ok = privateToo ? EVP_PKEY_pairwise_check(ctx) : EVP_PKEY_public_check(ctx)

@@ -10,16 +10,25 @@ import Synchronization
 /// Rotation publishes the new key at once but lets it sign only after `publishLead`, so relying
 /// parties have it in their JWKS cache before they see a token it signed; the old key stops signing
 /// then and stays published for `retiredPublishDuration` (longer than any token it signed lives).
+///
+/// There is one ring per algorithm, sharing the store: ES256 signs access tokens (and ID tokens of
+/// clients that ask for it), RS256 signs ID tokens by default (OpenID Connect Core §15.1 makes RS256
+/// mandatory and many relying parties accept nothing else). Rotation rotates every algorithm at once.
 public final class SigningKeyRing: Sendable {
     public struct Policy: Sendable {
         public var publishLead: TimeInterval
         public var retiredPublishDuration: TimeInterval
         public var refreshInterval: TimeInterval
+        /// The algorithms that always have a signing key (ES256 first: it signs access tokens).
+        public var algorithms: [JWSAlgorithm]
+        /// Makes a new key; tests may hand out a pre-made RSA key (2048-bit generation is slow).
+        public var generate: @Sendable (JWSAlgorithm) throws -> GatehouseCrypto.SigningKey
 
         public init(publishLead: TimeInterval = 600, retiredPublishDuration: TimeInterval = 2 * 86_400,
-                    refreshInterval: TimeInterval = 30) {
+                    refreshInterval: TimeInterval = 30, algorithms: [JWSAlgorithm] = [.es256, .rs256],
+                    generate: @escaping @Sendable (JWSAlgorithm) throws -> GatehouseCrypto.SigningKey = { try GatehouseCrypto.SigningKey.generate($0) }) {
             self.publishLead = publishLead; self.retiredPublishDuration = retiredPublishDuration
-            self.refreshInterval = refreshInterval
+            self.refreshInterval = refreshInterval; self.algorithms = algorithms; self.generate = generate
         }
     }
 
@@ -44,22 +53,31 @@ public final class SigningKeyRing: Sendable {
         self.store = store; self.kek = kek; self.clock = clock; self.policy = policy
     }
 
-    /// Makes sure a key can sign: on first start there is none, so one is made that signs at once.
+    /// Makes sure every algorithm of the policy has a key that can sign: on first start (or the first
+    /// start of a version that added an algorithm) there is none, so one is made that signs at once.
     public func ensureSigningKey() async throws {
-        if try await keySet(forceReload: true).currentSigningKey(at: clock.now()) != nil { return }
+        let set = try await keySet(forceReload: true)
         let now = clock.now()
-        try await insert(try GatehouseCrypto.SigningKey.generate(.es256), createdAt: now, activatesAt: now)
-        _ = try await keySet(forceReload: true)
+        var added = false
+        for algorithm in policy.algorithms where set.currentSigningKey(at: now, algorithm: algorithm) == nil {
+            try await insert(try policy.generate(algorithm), createdAt: now, activatesAt: now)
+            added = true
+        }
+        if added { _ = try await keySet(forceReload: true) }
     }
 
-    /// Adds a key that signs after `publishLead` and retires the current ones at that moment.
+    /// Adds a key per algorithm that signs after `publishLead`, and retires the current ones at that moment.
     @discardableResult
-    public func rotate() async throws -> (new: String, retired: [String]) {
+    public func rotate() async throws -> (new: [String], retired: [String]) {
         let now = clock.now()
         let activation = now.addingTimeInterval(policy.publishLead)
         let current = try await keySet(forceReload: true)
-        let key = try GatehouseCrypto.SigningKey.generate(.es256)
-        try await insert(key, createdAt: now, activatesAt: activation)
+        var new: [String] = []
+        for algorithm in policy.algorithms {
+            let key = try policy.generate(algorithm)
+            try await insert(key, createdAt: now, activatesAt: activation)
+            new.append(key.keyID)
+        }
         var retired: [String] = []
         for scheduled in current.keys where scheduled.retiredAt == nil {
             try await store.retire(kid: scheduled.keyID, at: activation,
@@ -68,12 +86,14 @@ public final class SigningKeyRing: Sendable {
         }
         _ = try await store.deleteExpired(now: now)
         _ = try await keySet(forceReload: true)
-        return (key.keyID, retired)
+        return (new, retired)
     }
 
-    /// The key that signs now.
-    public func signingKey() async throws -> GatehouseCrypto.SigningKey {
-        guard let key = try await keySet().currentSigningKey(at: clock.now())?.key else { throw Failure.noActiveKey }
+    /// The key that signs now with `algorithm` (ES256 by default: access tokens).
+    public func signingKey(_ algorithm: JWSAlgorithm = .es256) async throws -> GatehouseCrypto.SigningKey {
+        guard let key = try await keySet().currentSigningKey(at: clock.now(), algorithm: algorithm)?.key else {
+            throw Failure.noActiveKey
+        }
         return key
     }
 

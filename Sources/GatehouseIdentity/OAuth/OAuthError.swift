@@ -17,6 +17,8 @@ public struct OAuthError: Error, Sendable, Equatable {
         case invalidToken = "invalid_token"
         case unsupportedTokenType = "unsupported_token_type"
         case slowDown = "slow_down"
+        /// RFC 6750 §3.1: a valid token without the scope the resource needs (403).
+        case insufficientScope = "insufficient_scope"
     }
 
     public let code: Code
@@ -33,6 +35,7 @@ public struct OAuthError: Error, Sendable, Equatable {
         switch code {
         case .invalidClient: 401
         case .invalidToken: 401
+        case .insufficientScope: 403
         case .serverError: 500
         case .temporarilyUnavailable, .slowDown: retryAfter == nil ? 503 : 429
         default: 400

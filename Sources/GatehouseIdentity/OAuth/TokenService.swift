@@ -119,10 +119,14 @@ public struct TokenService: Sendable {
         hint == "refresh_token" ? [.refreshToken, .accessToken] : [.accessToken, .refreshToken]
     }
 
-    /// The OpenID Connect userinfo claims for a valid access token with the `openid` scope.
+    /// The OpenID Connect userinfo claims for a valid access token with the `openid` scope; a valid
+    /// token without it is `insufficient_scope` (RFC 6750 §3.1), not `invalid_token`.
     public func userInfo(accessToken: String) async throws -> [String: JSONValue] {
-        guard let claims = try await validator.validate(accessToken), claims.scope.contains(Scope.openID) else {
+        guard let claims = try await validator.validate(accessToken) else {
             throw OAuthError(.invalidToken, "The access token is invalid, expired or revoked.")
+        }
+        guard claims.scope.contains(Scope.openID) else {
+            throw OAuthError(.insufficientScope, "The access token was not issued with the openid scope.")
         }
         guard let user = try await users.find(id: claims.subject), !user.disabled else {
             throw OAuthError(.invalidToken, "The account is not available.")

@@ -67,7 +67,8 @@ public struct GatehouseApp: Sendable {
                      pathConfiguration: PathConfiguration(rules: configuration.nativePathRules),
                      enabledProviders: providerWiring.registry.providers.map(\.id)).register(into: &router)
         let origins = WebOriginCache(store: database.oauthClients)
-        DiscoveryRoutes(settings: configuration.oauth, keys: services.keys, corsOrigins: { await origins.origins() })
+        DiscoveryRoutes(settings: configuration.oauth, keys: services.keys, corsOrigins: { await origins.origins() },
+                        clientGrants: { await origins.grantTypes() })
             .register(into: &router)
         // F3: native Sign in with Apple, as its own endpoint and as the token-exchange grant.
         let nativeApple = providerWiring.nativeAppleSignIn(services: services)
@@ -76,9 +77,11 @@ public struct GatehouseApp: Sendable {
         var tokens = services.tokens
         tokens.externalIDTokens = nativeApple
         TokenRoutes(tokens: tokens, origins: origins, log: log).register(into: &router)
-        AuthorizeRoutes(parser: AuthorizationRequestParser(registry: services.tokens.registry), authorization: services.authorization,
-                        reader: services.webSessions, layout: layout, keys: services.keys, settings: configuration.oauth,
-                        audit: services.audit, clock: services.clock).register(into: &router)
+        var authorize = AuthorizeRoutes(parser: AuthorizationRequestParser(registry: services.tokens.registry), authorization: services.authorization,
+                                        reader: services.webSessions, layout: layout, keys: services.keys, settings: configuration.oauth,
+                                        audit: services.audit, clock: services.clock)
+        authorize.providerHint = providerWiring.signInHint(accountPages: accountPages, services: services, publicBase: configuration.oauth.issuer)
+        authorize.register(into: &router)
         LogoutRoutes(registry: services.tokens.registry, sessions: services.sessions, reader: services.webSessions, layout: layout,
                      keys: services.keys, settings: configuration.oauth, audit: services.audit, clock: services.clock)
             .register(into: &router)

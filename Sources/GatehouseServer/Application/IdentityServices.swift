@@ -24,8 +24,9 @@ public struct IdentityServices: Sendable {
         self.database = database
         self.clock = clock
         // The KEK derives from the master secret with a fixed label, so it cannot fail.
-        keys = SigningKeyRing(store: database.signingKeys, kek: try! secrets.keyEncryptionKey, clock: clock,
-                              policy: SigningKeyRing.Policy(refreshInterval: configuration.signingKeyRefreshInterval))
+        var keyPolicy = SigningKeyRing.Policy(refreshInterval: configuration.signingKeyRefreshInterval)
+        if let generator = configuration.signingKeyGenerator { keyPolicy.generate = generator }
+        keys = SigningKeyRing(store: database.signingKeys, kek: try! secrets.keyEncryptionKey, clock: clock, policy: keyPolicy)
         hasher = PasswordHasher(parameters: configuration.passwordHashing)
         audit = AuditTrail(store: database.auditLog, clock: clock, onFailure: { error in
             databaseErrors.increment(["audit"])

@@ -12,7 +12,8 @@ public struct ConfiguredClient: Sendable {
         let prefix = "clients[\(index)]"
         guard let object = value as? [String: Any] else { throw ConfigurationError(key: prefix, problem: "must be an object") }
         let known: Set = ["id", "name", "type", "secret", "secret_env", "redirect_uris", "post_logout_redirect_uris", "grants",
-                          "scopes", "first_party", "allow_localhost", "web_origins", "native", "introspect_any"]
+                          "scopes", "first_party", "allow_localhost", "web_origins", "native", "introspect_any",
+                          "id_token_signed_response_alg"]
         for key in object.keys where !known.contains(key) {
             throw ConfigurationError(key: "\(prefix).\(key)", problem: "unknown setting")
         }
@@ -54,6 +55,12 @@ public struct ConfiguredClient: Sendable {
         }
         var metadata = "{}"
         if let native = object["native"] { metadata = try NativeConfigParser.parse(native, key: "\(prefix).native") }
+        if let algorithm = try string("id_token_signed_response_alg") {
+            guard ["RS256", "ES256"].contains(algorithm) else {
+                throw ConfigurationError(key: "\(prefix).id_token_signed_response_alg", problem: "must be RS256 or ES256")
+            }
+            metadata = ClientMetadata.setting(ClientMetadata.idTokenSigningAlgorithmKey, to: algorithm, in: metadata)
+        }
         // A resource server that may introspect tokens of every client (others see only their own).
         if try flag("introspect_any") {
             var object = (try? JSONSerialization.jsonObject(with: Data(metadata.utf8)) as? [String: Any]) ?? [:]

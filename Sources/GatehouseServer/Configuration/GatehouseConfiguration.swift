@@ -36,6 +36,9 @@ public struct GatehouseConfiguration: Sendable {
     /// How often each process re-reads the signing keys (config `keys.refresh_interval_seconds`),
     /// which bounds how long a key rotated elsewhere takes to be published here.
     public var signingKeyRefreshInterval: TimeInterval = 30
+    /// Makes new signing keys (nil: fresh keys). Not a file setting: tests hand out a pre-made RSA key,
+    /// because generating 2048-bit keys for every in-process server would dominate the suite's time.
+    public var signingKeyGenerator: (@Sendable (JWSAlgorithm) throws -> GatehouseCrypto.SigningKey)?
 
     public init(publicURL: URL, http: HTTPServerConfiguration, databaseURL: String, accessLog: Bool = true,
                 demo: Bool = false) {

@@ -136,12 +136,18 @@ struct NativeAppleSignIn: Sendable {
 /// failures as RFC 6749 errors.
 extension NativeAppleSignIn: ExternalIDTokenResolver {
     func resolve(idToken: String, rawNonce: String, client: OAuthClient, context: ClientContext) async throws -> (user: User, method: String) {
+        try await resolve(idToken: idToken, rawNonce: rawNonce, name: nil, client: client, context: context)
+    }
+
+    func resolve(idToken: String, rawNonce: String, name: String?, client: OAuthClient, context: ClientContext) async throws
+        -> (user: User, method: String)
+    {
         do {
             guard let app = NativeApp(client: client), !app.appleAudiences.isEmpty else {
                 throw Failure(status: 400, code: "unauthorized_client", description: "This client is not a native app with a bundle id.",
                               reason: "not_native_app")
             }
-            let outcome = try await signIn(identityToken: idToken, authorizationCode: nil, rawNonce: rawNonce, name: nil, app: app,
+            let outcome = try await signIn(identityToken: idToken, authorizationCode: nil, rawNonce: rawNonce, name: name, app: app,
                                            context: context)
             return (outcome.user, apple?.id ?? "apple")
         } catch let failure as Failure {

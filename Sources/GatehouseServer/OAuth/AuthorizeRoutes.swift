@@ -15,6 +15,8 @@ struct AuthorizeRoutes: Sendable {
     let settings: OAuthSettings
     let audit: AuditTrail
     let clock: IdentityClock
+    /// `provider=…` on the request: straight to that provider instead of the sign-in page (nil: ignored).
+    var providerHint: ProviderSignInHint?
 
     /// The only parameter of a resumed request: the id of a request parked by ``PendingAuthorizations``.
     static let pendingParameter = "gatehouse_pending"
@@ -53,6 +55,8 @@ struct AuthorizeRoutes: Sendable {
         do { authorizationRequest = try await parser.parse(Self.multimap(parameters)) } catch let failure as AuthorizationFailure {
             return failurePage(failure)
         }
+        let hintedProvider: String?
+        do { hintedProvider = try providerHintParameter(parameters, authorizationRequest) } catch { return failurePage(error) }
         let web = try await reader.read(request)
         var signedIn = web.active
         if let active = signedIn, let hint = authorizationRequest.idTokenHint,
@@ -68,7 +72,13 @@ struct AuthorizeRoutes: Sendable {
             if authorizationRequest.prompt.contains("none") {
                 return errorRedirect(.loginRequired, "The user is not signed in.", authorizationRequest)
             }
-            let id = try await pending.park(PendingAuthorization(parameters: parameters, requestedAt: requestedAt))
+            let parked = PendingAuthorization(parameters: parameters.filter { $0.key != ProviderSignInHint.parameter },
+                                              requestedAt: requestedAt)
+            let id = try await pending.park(parked)
+            if let hinted = hintedProvider,
+               let response = try await providerHint?.start(hinted, request: request, returnTo: Self.resumePath(pendingID: id)) {
+                return response
+            }
             return signIn(pendingID: id, loginHint: authorizationRequest.loginHint, reauth: web.active != nil)
         }
         // An account whose address is unproven gets no code (issue 14, item 2, AccountStanding): tell the
@@ -150,12 +160,34 @@ struct AuthorizeRoutes: Sendable {
         .redirect(to: authorization.errorRedirect(OAuthError(code, description), redirectURI: request.redirectURI, state: request.state))
     }
 
+    /// Where sign-in (or the hinted provider's sign-in) returns to: the parked request.
+    static func resumePath(pendingID: String) -> String {
+        "/oauth/authorize?" + URLEncodedForm(pairs: [(Self.pendingParameter, pendingID)]).encoded
+    }
+
     private func signIn(pendingID: String, loginHint: String?, reauth: Bool) -> Response {
-        let back = "/oauth/authorize?" + URLEncodedForm(pairs: [(Self.pendingParameter, pendingID)]).encoded
+        let back = Self.resumePath(pendingID: pendingID)
         var target = "/sign-in?return_to=" + PercentDecoding.encode(back)
         if let loginHint { target += "&login_hint=" + PercentDecoding.encode(String(loginHint.prefix(320))) }
         if reauth { target += "&reauth=1" }
         return .redirect(to: target)
+    }
+
+    /// The provider the request names (`provider=google`), after checking it is enabled: an unknown one is
+    /// reported to the client (RFC 6749 §4.1.2.1 `invalid_request`), since its redirect URI is verified by now.
+    private func providerHintParameter(_ parameters: [(key: String, value: String)], _ request: AuthorizationRequest)
+        throws(AuthorizationFailure) -> String?
+    {
+        let values = parameters.filter { $0.key == ProviderSignInHint.parameter }.map(\.value)
+        guard let value = values.first else { return nil }
+        func fail(_ description: String) -> AuthorizationFailure {
+            .redirect(.invalidRequest(description), redirectURI: request.redirectURI, state: request.state)
+        }
+        guard values.count == 1 else { throw fail("The provider parameter appears more than once.") }
+        guard let hint = providerHint, hint.isKnown(value) else {
+            throw fail("Unknown sign-in provider \"\(value.prefix(64))\".")
+        }
+        return value
     }
 
     private func unconfirmedPage(_ user: User) -> Response {

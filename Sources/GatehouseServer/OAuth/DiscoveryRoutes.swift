@@ -2,14 +2,24 @@ import Foundation
 import GatehouseCrypto
 import GatehouseHTTP
 import GatehouseIdentity
+import Synchronization
 
 /// OpenID Connect discovery, RFC 8414 metadata and the JWKS.
 struct DiscoveryRoutes: Sendable {
     let settings: OAuthSettings
     let keys: SigningKeyRing
     let corsOrigins: @Sendable () async -> Set<String>
+    /// Grant types some registered client may use (discovery lists only those).
+    var clientGrants: @Sendable () async -> Set<String> = { ClientRegistry.supportedGrants }
 
-    var metadata: [String: JSONValue] {
+    /// The grants to advertise: `authorization_code` always (the flow of every OpenID provider, and
+    /// what a client registered later will use), the others only when some registered client may use them.
+    static func advertisedGrants(_ clientGrants: Set<String>) -> [String] {
+        ["authorization_code", "refresh_token", "password", "client_credentials", "urn:ietf:params:oauth:grant-type:token-exchange"]
+            .filter { $0 == "authorization_code" || clientGrants.contains($0) }
+    }
+
+    func metadata(grants: Set<String>) -> [String: JSONValue] {
         let issuer = settings.issuer
         func strings(_ values: [String]) -> JSONValue { .array(values.map(JSONValue.string)) }
         return [
@@ -24,9 +34,9 @@ struct DiscoveryRoutes: Sendable {
             "scopes_supported": strings(Array(Scope.standard).sorted() + settings.apiScopes),
             "response_types_supported": strings(["code"]),
             "response_modes_supported": strings(["query"]),
-            "grant_types_supported": strings(["authorization_code", "refresh_token", "password", "client_credentials"]),
+            "grant_types_supported": strings(Self.advertisedGrants(grants)),
             "subject_types_supported": strings(["public"]),
-            "id_token_signing_alg_values_supported": strings(["ES256"]),
+            "id_token_signing_alg_values_supported": strings(ClientMetadata.idTokenSigningAlgorithms.map(\.rawValue)),
             "token_endpoint_auth_methods_supported": strings(["client_secret_basic", "client_secret_post", "none"]),
             "revocation_endpoint_auth_methods_supported": strings(["client_secret_basic", "client_secret_post", "none"]),
             "introspection_endpoint_auth_methods_supported": strings(["client_secret_basic", "client_secret_post"]),
@@ -42,9 +52,11 @@ struct DiscoveryRoutes: Sendable {
     }
 
     func register(into router: inout Router) {
-        let document = (try? JSONEncoder().encode(metadata)).map(Array.init) ?? []
+        let documents = DiscoveryDocumentCache()
         for path in ["/.well-known/openid-configuration", "/.well-known/oauth-authorization-server"] {
-            router.get(path) { [corsOrigins] request async in
+            router.get(path) { [corsOrigins, clientGrants] request async in
+                let grants = await clientGrants()
+                let document = documents.document(for: grants) { (try? JSONEncoder().encode(metadata(grants: grants))).map(Array.init) ?? [] }
                 var response = Response.json(bytes: document)
                 response.headers.set("Cache-Control", "public, max-age=300")
                 OAuthResponses.allowCORS(&response, request: request, allowed: await corsOrigins())
@@ -58,5 +70,17 @@ struct DiscoveryRoutes: Sendable {
             OAuthResponses.allowCORS(&response, request: request, allowed: await corsOrigins())
             return response
         }
+    }
+}
+
+/// The encoded discovery document for the last grant set seen (it changes only when clients do).
+final class DiscoveryDocumentCache: Sendable {
+    private let last = Mutex<(grants: Set<String>, bytes: [UInt8])?>(nil)
+
+    func document(for grants: Set<String>, make: () -> [UInt8]) -> [UInt8] {
+        if let cached = last.withLock({ $0 }), cached.grants == grants { return cached.bytes }
+        let bytes = make()
+        last.withLock { $0 = (grants, bytes) }
+        return bytes
     }
 }

@@ -17,6 +17,9 @@ enum OAuthResponses {
         if error.code == .invalidToken {
             response.headers.set("WWW-Authenticate", #"Bearer realm="gatehouse", error="invalid_token""#)
         }
+        if error.code == .insufficientScope {
+            response.headers.set("WWW-Authenticate", #"Bearer realm="gatehouse", error="insufficient_scope", scope="openid""#)
+        }
         if let retryAfter = error.retryAfter { response.headers.set("Retry-After", String(retryAfter)) }
         return response
     }

@@ -75,11 +75,18 @@ struct ProviderRoutes: Sendable {
         } ?? .web
         guard let completion = completions[platform] else { throw HTTPError(.badRequest, "Signing in from the app is not available yet.") }
         let native = try await completion.prepare(form)
+        return try await begin(provider, request, web: web, intent: intent, platform: platform, native: native,
+                               returnTo: link ? "/account" : ReturnPath.validated(form["return_to"]))
+    }
+
+    /// Stores the flow, binds it to this browser and redirects to the provider (the part of `start`
+    /// after the form checks; the `/oauth/authorize` provider hint enters here too).
+    func begin(_ provider: any SignInProvider, _ request: Request, web: WebSession, intent: ProviderFlow.Intent,
+               platform: ProviderFlow.Platform, native: [String: String]?, returnTo: String?) async throws -> Response {
         // One binding value per browser, reused across flows so two tabs do not invalidate each other.
         let binding = request.cookies[flowCookieName].flatMap { $0.utf8.count == 43 ? $0 : nil } ?? SecureRandom.token(byteCount: 32)
         let flow = ProviderFlow(provider: provider.id, intent: intent, platform: platform, redirectURI: redirectURI(provider.id),
-                                returnTo: link ? "/account" : ReturnPath.validated(form["return_to"]), browserBinding: SHA256.hex(binding),
-                                native: native)
+                                returnTo: returnTo, browserBinding: SHA256.hex(binding), native: native)
         let location: URL
         do {
             let state = try await flows.start(flow)

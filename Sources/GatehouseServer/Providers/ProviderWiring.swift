@@ -56,15 +56,23 @@ struct ProviderWiring: Sendable {
                                      displayName: { [pages] in pages.label($0) })
     }
 
-    func register(into router: inout Router, accountPages: AccountPages, services: IdentityServices, publicBase: String) {
-        registry.simulator?.register(into: &router)
-        let providers = configuration
-        let linker = makeLinker(services: services)
-        ProviderRoutes(registry: registry, flows: flows, linker: linker, pages: accountPages, revocations: revocations,
+    func routes(accountPages: AccountPages, services: IdentityServices, publicBase: String) -> ProviderRoutes {
+        ProviderRoutes(registry: registry, flows: flows, linker: makeLinker(services: services), pages: accountPages, revocations: revocations,
                        completions: [.web: WebSignInCompletion(sessions: services.sessions, cookies: services.webSessions.cookies),
                                      .native: NativeHandoffCompletion(apps: NativeAppDirectory(registry: services.tokens.registry),
                                                                       handoffs: services.handoffs)],
-                       publicBase: publicBase, linkMaxSignInAge: providers.linkMaxSignInAge).register(into: &router)
+                       publicBase: publicBase, linkMaxSignInAge: configuration.linkMaxSignInAge)
+    }
+
+    /// The `/oauth/authorize?provider=…` hint, starting flows exactly as the sign-in page's buttons do.
+    func signInHint(accountPages: AccountPages, services: IdentityServices, publicBase: String) -> ProviderSignInHint {
+        ProviderSignInHint(routes: routes(accountPages: accountPages, services: services, publicBase: publicBase))
+    }
+
+    func register(into router: inout Router, accountPages: AccountPages, services: IdentityServices, publicBase: String) {
+        registry.simulator?.register(into: &router)
+        let providers = configuration
+        routes(accountPages: accountPages, services: services, publicBase: publicBase).register(into: &router)
         if let apple = registry.apple {
             AppleNotificationRoutes(apple: apple, database: services.database, sessions: services.sessions, accounts: services.accounts,
                                     audit: services.audit, clock: services.clock, accountDeletion: providers.appleAccountDeletion)

@@ -5,6 +5,8 @@ public struct AuthorizationCode: Sendable, Equatable {
     public var hash: TokenHash
     public var clientId: String
     public var userId: String
+    /// The `redirect_uri` the authorization request carried, which the token request must repeat; empty
+    /// when the request had none (the client's only registered URI was used; RFC 6749 §4.1.3).
     public var redirectURI: String
     /// Space-separated granted scopes.
     public var scope: String

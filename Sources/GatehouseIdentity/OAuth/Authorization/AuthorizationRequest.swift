@@ -14,6 +14,9 @@ public struct AuthorizationRequest: Sendable {
     public let maxAge: Int?
     public let loginHint: String?
     public let idTokenHint: String?
+    /// Whether the request carried `redirect_uri` (without it, the client's only registered URI is used
+    /// and the token request need not repeat it, RFC 6749 §4.1.3).
+    public var redirectURISent: Bool = true
 }
 
 /// Why an authorization request failed, and how the error may be delivered.
@@ -42,6 +45,7 @@ public struct AuthorizationRequestParser: Sendable {
             throw AuthorizationFailure.untrusted("There is no application with this client_id.")
         }
         let redirectURI: String
+        let redirectURISent = parameters["redirect_uri"]?.first.map { !$0.isEmpty } ?? false
         if let presented = try single("redirect_uri") {
             guard RedirectURIRules.matches(presented, registered: client.redirectURIs) else {
                 throw AuthorizationFailure.untrusted("The redirect_uri is not registered for this application.")
@@ -100,6 +104,7 @@ public struct AuthorizationRequestParser: Sendable {
         if let state, state.utf8.count > 2048 { throw fail(.invalidRequest("The state is too long.")) }
         return AuthorizationRequest(client: client, redirectURI: redirectURI, scope: scope, state: state, nonce: nonce,
                                     codeChallenge: challenge, prompt: prompt, maxAge: maxAge,
-                                    loginHint: parameters["login_hint"]?.first, idTokenHint: parameters["id_token_hint"]?.first)
+                                    loginHint: parameters["login_hint"]?.first, idTokenHint: parameters["id_token_hint"]?.first,
+                                    redirectURISent: redirectURISent)
     }
 }

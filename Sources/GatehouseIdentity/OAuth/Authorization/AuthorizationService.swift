@@ -63,8 +63,9 @@ public struct AuthorizationService: Sendable {
     public func approve(_ request: AuthorizationRequest, userId: String, authTime: Date, authMethods: [String]) async throws -> String {
         let code = SecureRandom.token(byteCount: 32)
         let now = clock.now()
+        // An empty redirect URI records that the request did not carry one (see AuthorizationCode.redirectURI).
         try await codes.create(AuthorizationCode(hash: TokenHash(SHA256.hash(code)), clientId: request.client.id, userId: userId,
-                                                 redirectURI: request.redirectURI, scope: request.scope.description,
+                                                 redirectURI: request.redirectURISent ? request.redirectURI : "", scope: request.scope.description,
                                                  nonce: request.nonce, codeChallenge: request.codeChallenge, authTime: authTime,
                                                  authMethods: authMethods, createdAt: now,
                                                  expiresAt: now.addingTimeInterval(settings.codeLifetime)))
@@ -87,7 +88,8 @@ public struct AuthorizationService: Sendable {
         for key in ["code", "error", "error_description", "state", "iss"] {
             if let value = parameters[key] ?? nil { items.append(URLQueryItem(name: key, value: value)) }
         }
-        components.queryItems = items
+        // Nothing to add leaves the URI as registered: an empty item list would end it in a bare "?".
+        if !items.isEmpty { components.queryItems = items }
         // URLComponents leaves '+' alone in queries; clients decode it as a space, so escape it.
         components.percentEncodedQuery = components.percentEncodedQuery?.replacingOccurrences(of: "+", with: "%2B")
         return components.string ?? base

@@ -148,6 +148,7 @@ public struct ClientRegistry: Sendable {
         for scope in registration.scopes where Scope(parsing: scope)?.values != [scope] {
             throw RegistrationError.invalid("invalid scope \(scope)")
         }
+        if let problem = ClientMetadata.idTokenAlgorithmProblem(registration.metadata) { throw RegistrationError.invalid(problem) }
     }
 
     /// Checks the credentials a request presented. Public clients authenticate with `none`;

@@ -14,7 +14,7 @@ struct AuthorizationCodeGrant: Sendable {
     func exchange(_ request: TokenRequest) async throws -> TokenResponse {
         try request.requireGrant("authorization_code")
         let value = try request.required("code")
-        let redirectURI = try request.required("redirect_uri")
+        let redirectURI = request.parameters["redirect_uri"]
         let verifier = request.parameters["code_verifier"]
         let code: AuthorizationCode
         // The family is chosen before redemption and recorded by the same atomic statement that spends
@@ -34,8 +34,17 @@ struct AuthorizationCodeGrant: Sendable {
         guard code.clientId == request.client.id else {
             throw OAuthError.invalidGrant("The authorization code was issued to another client.")
         }
-        guard code.redirectURI == redirectURI else {
-            throw OAuthError.invalidGrant("The redirect_uri does not match the authorization request.")
+        if code.redirectURI.isEmpty {
+            // RFC 6749 §4.1.3: required only if the authorization request included it; one sent anyway
+            // must still be a URI registered for this client.
+            if let redirectURI, !redirectURI.isEmpty, !RedirectURIRules.matches(redirectURI, registered: request.client.redirectURIs) {
+                throw OAuthError.invalidGrant("The redirect_uri is not registered for this client.")
+            }
+        } else {
+            guard let redirectURI, !redirectURI.isEmpty else { throw OAuthError.invalidRequest("The redirect_uri parameter is missing.") }
+            guard code.redirectURI == redirectURI else {
+                throw OAuthError.invalidGrant("The redirect_uri does not match the authorization request.")
+            }
         }
         if let challenge = code.codeChallenge {
             guard let verifier else { throw OAuthError.invalidGrant("The code_verifier is missing (PKCE).") }

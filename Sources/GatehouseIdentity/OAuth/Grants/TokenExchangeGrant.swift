@@ -10,6 +10,20 @@ public protocol ExternalIDTokenResolver: Sendable {
     /// Throws ``OAuthError`` (`invalid_grant` for a token that fails, `invalid_client` for a client that
     /// is not a native app) — nothing is written when it throws.
     func resolve(idToken: String, rawNonce: String, client: OAuthClient, context: ClientContext) async throws -> (user: User, method: String)
+
+    /// The same, with the name the app got from the provider beside the token (Apple gives it to the app
+    /// on the first authorization only, never in the token): used when the account is created or the
+    /// identity has no name yet.
+    func resolve(idToken: String, rawNonce: String, name: String?, client: OAuthClient, context: ClientContext) async throws
+        -> (user: User, method: String)
+}
+
+extension ExternalIDTokenResolver {
+    public func resolve(idToken: String, rawNonce: String, name: String?, client: OAuthClient, context: ClientContext) async throws
+        -> (user: User, method: String)
+    {
+        try await resolve(idToken: idToken, rawNonce: rawNonce, client: client, context: context)
+    }
 }
 
 /// `grant_type=urn:ietf:params:oauth:grant-type:token-exchange` (RFC 8693) with
@@ -44,8 +58,12 @@ struct TokenExchangeGrant: Sendable {
         let rawNonce = try request.required("raw_nonce")
         // The scope is checked before the token: a refused scope must not create an account.
         let scope = try request.client.grantable(request.parameters["scope"], default: Self.defaultScope)
-        let (user, method) = try await resolver.resolve(idToken: subjectToken, rawNonce: rawNonce, client: request.client,
-                                                        context: request.context)
+        // `given_name`/`family_name`: the same names as on `POST /native/apple` (Apple's first-sign-in name).
+        let name = [request.parameters["given_name"], request.parameters["family_name"]]
+            .compactMap { $0?.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }.joined(separator: " ")
+        let (user, method) = try await resolver.resolve(idToken: subjectToken, rawNonce: rawNonce,
+                                                        name: name.isEmpty ? nil : String(name.prefix(200)),
+                                                        client: request.client, context: request.context)
         let response = try await issuer.issueForExternalSignIn(client: request.client, user: user, scope: scope, method: method)
         return TokenResponse(accessToken: response.accessToken, expiresIn: response.expiresIn, refreshToken: response.refreshToken,
                              idToken: response.idToken, scope: response.scope, issuedTokenType: Self.accessTokenType)

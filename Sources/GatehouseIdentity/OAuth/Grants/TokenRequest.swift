@@ -30,8 +30,11 @@ extension OAuthClient {
     var allowedScopes: Set<String> { Scope.standard.union(scopes) }
 
     /// Validates a requested scope; an absent one means the client's defaults (`defaultScope`).
+    /// Standard OpenID scopes Gatehouse does not support (`address`, `phone`) are dropped, as OIDC Core
+    /// §5.4 lets a provider do; any other scope the client was not registered for is `invalid_scope`.
     func grantable(_ requested: String?, default defaultScope: Scope) throws(OAuthError) -> Scope {
-        guard let scope = Scope(parsing: requested) else { throw OAuthError(.invalidScope, "The scope parameter is malformed.") }
+        guard let parsed = Scope(parsing: requested) else { throw OAuthError(.invalidScope, "The scope parameter is malformed.") }
+        let scope = Scope(parsed.values.filter { !Scope.unsupportedStandard.contains($0) })
         if scope.isEmpty { return defaultScope }
         let unknown = scope.values.filter { !allowedScopes.contains($0) }
         guard unknown.isEmpty else {

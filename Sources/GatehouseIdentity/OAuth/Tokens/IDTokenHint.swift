@@ -24,10 +24,11 @@ public struct IDTokenHint: Sendable {
     /// The hint's subject and audience, or nil when it is not an ID token of ours; when `clientID` is
     /// given the token must have been issued to that client.
     public func read(_ hint: String, clientID: String? = nil) async throws -> Reading? {
-        let verifier = JWTVerifier(allowedAlgorithms: [.es256],
+        // ID tokens are RS256 by default and ES256 for clients that ask (id_token_signed_response_alg).
+        let verifier = JWTVerifier(allowedAlgorithms: [.es256, .rs256],
                                    rules: ClaimRules(issuers: [settings.issuer], audiences: nil, leeway: 366 * 86_400))
         guard let verified = try? verifier.verify(hint, keys: try await keys.verificationKeys(), now: clock.now()) else { return nil }
-        // Access tokens are signed by the same key for the same issuer: tell them apart by type and claims.
+        // Access tokens are signed by our keys for the same issuer: tell them apart by type and claims.
         guard verified.header.type?.lowercased() == "jwt",
               verified.claims.all["client_id"] == nil, verified.claims.all["scope"] == nil,
               let subject = verified.claims.subject, !subject.isEmpty else { return nil }

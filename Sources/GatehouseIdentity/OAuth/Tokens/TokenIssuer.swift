@@ -24,7 +24,8 @@ public struct TokenGrant: Sendable {
     }
 }
 
-/// Mints access tokens (RFC 9068 JWTs), ID tokens and refresh tokens, all signed with the key ring's current key.
+/// Mints access tokens (RFC 9068 JWTs, ES256), ID tokens (RS256, or the client's `id_token_signed_response_alg`)
+/// and refresh tokens, signed with the key ring's current key of each algorithm.
 public struct TokenIssuer: Sendable {
     public let settings: OAuthSettings
     let keys: SigningKeyRing
@@ -76,7 +77,9 @@ public struct TokenIssuer: Sendable {
         }
         var idToken: String?
         if grant.scope.contains(Scope.openID), let user = grant.user {
-            idToken = try idTokenJWT(grant, user: user, accessToken: accessToken, key: key, now: now)
+            let idKey = grant.client.idTokenSigningAlgorithm == key.algorithm
+                ? key : try await keys.signingKey(grant.client.idTokenSigningAlgorithm)
+            idToken = try idTokenJWT(grant, user: user, accessToken: accessToken, key: idKey, now: now)
         }
         let response = TokenResponse(accessToken: accessToken, expiresIn: Int(settings.accessTokenLifetime),
                                      refreshToken: refreshValue, idToken: idToken, scope: grant.scope.description)

@@ -1,0 +1,49 @@
+import Foundation
+import GatehouseCrypto
+import GatehouseStore
+
+/// Registration settings kept in a client's `metadata` JSON object (beside the native-app keys), so
+/// adding one needs no schema change.
+public enum ClientMetadata {
+    /// OpenID Connect Dynamic Client Registration §2 name of the ID-token signing preference.
+    public static let idTokenSigningAlgorithmKey = "id_token_signed_response_alg"
+    /// What a client may ask ID tokens to be signed with; RS256 is the default (OIDC Core §15.1).
+    public static let idTokenSigningAlgorithms: [JWSAlgorithm] = [.rs256, .es256]
+
+    /// The metadata object, or an empty one when it is not a JSON object.
+    public static func object(_ metadata: String) -> [String: Any] {
+        guard let data = metadata.data(using: .utf8),
+              let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return [:] }
+        return object
+    }
+
+    /// `metadata` with `key` set to `value` (nil removes it); keys stay sorted so equal settings compare equal.
+    public static func setting(_ key: String, to value: Any?, in metadata: String) -> String {
+        var object = object(metadata)
+        object[key] = value
+        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else { return metadata }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// A problem with the signing preference in `metadata`, or nil when it is absent or supported.
+    static func idTokenAlgorithmProblem(_ metadata: String) -> String? {
+        guard let value = object(metadata)[idTokenSigningAlgorithmKey] else { return nil }
+        guard let name = value as? String, let algorithm = JWSAlgorithm(rawValue: name),
+              idTokenSigningAlgorithms.contains(algorithm) else {
+            return "id_token_signed_response_alg must be RS256 or ES256"
+        }
+        return nil
+    }
+}
+
+extension OAuthClient {
+    /// The algorithm this client's ID tokens are signed with (`id_token_signed_response_alg`, RS256 by default).
+    public var idTokenSigningAlgorithm: JWSAlgorithm {
+        guard metadata.contains(ClientMetadata.idTokenSigningAlgorithmKey),
+              let name = ClientMetadata.object(metadata)[ClientMetadata.idTokenSigningAlgorithmKey] as? String,
+              let algorithm = JWSAlgorithm(rawValue: name), ClientMetadata.idTokenSigningAlgorithms.contains(algorithm) else {
+            return .rs256
+        }
+        return algorithm
+    }
+}

@@ -19,6 +19,7 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "CCrypt", pkgConfig: "libxcrypt", providers: [.apt(["libcrypt-dev"])]),
 
         // MARK: HTTP: requests, responses, router, middleware (pure Swift) and the libmicrohttpd bridge
         // MARK: Network: IP addresses and CIDR blocks (pure Swift over Glibc), for proxies and rate-limit keys
@@ -27,7 +28,7 @@ let package = Package(
         .target(name: "GatehouseHTTPServer", dependencies: ["GatehouseHTTP", "CMicroHTTPD"]),
 
         // MARK: Crypto: JOSE, keys, passwords, primitives
-        .target(name: "GatehouseCrypto", dependencies: ["COpenSSL", "CSodium"]),
+        .target(name: "GatehouseCrypto", dependencies: ["COpenSSL", "CSodium", "CCrypt"]),
 
         // MARK: Store: backend-neutral protocols and the SQLite backend
         .target(name: "GatehouseStore"),

@@ -2,20 +2,26 @@ import Foundation
 import GatehouseIdentity
 import GatehouseStore
 
-/// `gatehouse user create|list|disable|enable|delete`.
+/// `gatehouse user create|list|import|disable|enable|delete`.
 enum UserCommand: CLICommand {
     static let name = "user"
     static let takesAction = true
     static let summary = "Create, list, disable or delete accounts"
-    static let options = ["--config": true, "--email": true, "--name": true, "--password-stdin": false, "--verified": false]
+    static let options = ["--config": true, "--email": true, "--name": true, "--password-stdin": false, "--verified": false,
+                                  "--dry-run": false, "--format": true]
     static let help = """
         Usage: gatehouse user create --email E [--name N] [--password-stdin] [--verified]
                gatehouse user list
+               gatehouse user import FILE [--dry-run] [--format jsonl|csv]
                gatehouse user disable|enable|delete --email E
 
         create          makes an account; with --password-stdin the password is read from standard input
                         (one line), never from the command line where `ps` would show it
         list            prints every account: email, verified, disabled, created
+        import          creates or updates accounts from JSON lines or CSV (docs/importing-users.md): bcrypt
+                        ($2a$/$2b$/$2y$, Devise's pepper from passwords.bcrypt_pepper) and Argon2 hashes, provider
+                        identities (provider, uid), external ids. Idempotent; every row is checked first and any
+                        error (reported with its line) writes nothing; --dry-run only checks. Exit 1 on errors.
         disable/enable  a disabled account cannot sign in; disabling ends its sessions
         delete          deletes the account, its sessions and sign-in methods (the audit log stays)
         """
@@ -44,26 +50,56 @@ enum UserCommand: CLICommand {
             var cursor: String?
             print("email\tverified\tdisabled\tcreated")
             repeat {
-                let page = try await context.database.users.list(after: cursor, limit: 500)
+                let page = try await context.services.administration.list(query: nil, cursor: cursor, limit: 500)
                 for user in page.items {
                     print("\(user.email)\t\(user.emailVerified)\t\(user.disabled)\t\(ISO8601DateFormatter().string(from: user.createdAt))")
                 }
                 cursor = page.nextCursor
             } while cursor != nil
+        case "import":
+            return try await importFile(options: options, context: context)
         case "disable", "enable":
             guard let email = options.value("--email") else { throw UsageError(message: "user \(action) needs --email") }
             let user = try await context.user(email: email)
-            try await context.services.accounts.setDisabled(userId: user.id, action == "disable", context: .unknown)
+            _ = try await context.services.administration.setDisabled(id: user.id, action == "disable")
             print("\(action)d \(user.email)")
         case "delete":
             guard let email = options.value("--email") else { throw UsageError(message: "user delete needs --email") }
             let user = try await context.user(email: email)
-            try await context.services.accounts.deleteAccount(userId: user.id, password: nil, recentlyAuthenticated: true, context: .unknown)
+            try await context.services.administration.delete(id: user.id)
             print("deleted \(user.email)")
         default:
             throw UsageError(message: "unknown user action '\(action)'")
         }
         return ExitCode.success
+    }
+}
+
+extension UserCommand {
+    static func importFile(options: CommandOptions, context: OperatorContext) async throws -> Int32 {
+        guard options.positional.count == 2 else { throw UsageError(message: "user import needs one FILE") }
+        let path = options.positional[1]
+        var format: ImportFileReader.Format?
+        if let name = options.value("--format") {
+            guard let chosen = ImportFileReader.Format(rawValue: name) else { throw UsageError(message: "--format must be jsonl or csv") }
+            format = chosen
+        } else if path.hasSuffix(".csv") {
+            format = .csv
+        } else if path.hasSuffix(".jsonl") || path.hasSuffix(".ndjson") {
+            format = .jsonLines
+        }
+        guard let data = FileManager.default.contents(atPath: path) else { throw UsageError(message: "cannot read \(path)") }
+        guard let text = String(data: data, encoding: .utf8) else { throw UsageError(message: "\(path) is not UTF-8") }
+        let report = try await context.services.importer.run(text, format: format, dryRun: options.flag("--dry-run"))
+        for error in report.errors { FileHandle.standardError.write(Data("\(path):\(error.line): \(error.message)\n".utf8)) }
+        let verb = report.dryRun ? "would create" : "created"
+        let verb2 = report.dryRun ? "would update" : "updated"
+        if report.errors.isEmpty {
+            print("\(verb) \(report.created), \(verb2) \(report.updated)")
+            return ExitCode.success
+        }
+        print("\(report.errors.count) error\(report.errors.count == 1 ? "" : "s"); created \(report.created), updated \(report.updated)")
+        return ExitCode.failure
     }
 }
 
@@ -85,8 +121,7 @@ enum SessionCommand: CLICommand {
         let context = try await OperatorContext.open(options: options, environment: environment)
         defer { Task { await context.database.close() } }
         let user = try await context.user(email: email)
-        let ended = try await context.services.sessions.endAll(userId: user.id)
-        await context.services.audit.record(.sessionsRevoked, userId: user.id, context: .unknown, details: ["by": "operator"])
+        let ended = try await context.services.administration.endAllSessions(userId: user.id, by: "operator")
         print("ended \(ended) session\(ended == 1 ? "" : "s") of \(user.email)")
         return ExitCode.success
     }

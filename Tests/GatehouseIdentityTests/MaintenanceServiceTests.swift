@@ -90,7 +90,7 @@ import Testing
         let service = MaintenanceService(database: database, settings: .init(interval: 0.05),
                                          onReport: { _ in runs.withLock { $0 += 1 } })
         service.start()
-        let deadline = Date().addingTimeInterval(10)
+        let deadline = Date().addingTimeInterval(60)
         while runs.withLock({ $0 }) < 2 && Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
         await service.stop()
         #expect(runs.withLock { $0 } >= 2)

@@ -11,7 +11,7 @@ import Testing
                               startTLS: SMTPConfiguration.StartTLS = .off) throws -> SMTPConfiguration {
         var configuration = try SMTPConfiguration(url: "smtp://127.0.0.1:\(port)", fromAddress: from,
                                                   fromName: "Gatehouse Tëst", username: username, password: password,
-                                                  startTLS: startTLS, connectTimeoutSeconds: 2, totalTimeoutSeconds: 5)
+                                                  startTLS: startTLS, connectTimeoutSeconds: 10, totalTimeoutSeconds: 30)
         configuration.initialRetryDelay = .milliseconds(50)
         return configuration
     }

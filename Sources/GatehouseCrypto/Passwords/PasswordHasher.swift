@@ -34,6 +34,9 @@ public final class PasswordHasher: Sendable {
 
     /// The parameters new hashes use.
     public let parameters: Argon2idParameters
+    /// Appended to the password before checking an imported bcrypt hash (Devise's `config.pepper`:
+    /// Devise hashes `password + pepper`). Never used for Argon2id hashes Gatehouse writes.
+    public let bcryptPepper: String?
     private let limiter: AsyncSemaphore
     private let queue = DispatchQueue(label: "gatehouse.argon2id", qos: .userInitiated, attributes: .concurrent)
     private let dummyHash = Mutex<String?>(nil)
@@ -49,10 +52,13 @@ public final class PasswordHasher: Sendable {
     /// - Parameters:
     ///   - parameters: cost for new hashes (and the threshold for ``needsRehash(_:)``).
     ///   - maximumConcurrentHashes: defaults to the number of cores.
+    ///   - bcryptPepper: the pepper imported bcrypt hashes were made with (`passwords.bcrypt_pepper`).
     public init(parameters: Argon2idParameters = .owasp,
-                maximumConcurrentHashes: Int = ProcessInfo.processInfo.activeProcessorCount) {
+                maximumConcurrentHashes: Int = ProcessInfo.processInfo.activeProcessorCount,
+                bcryptPepper: String? = nil) {
         Sodium.ensureInitialized()
         self.parameters = parameters
+        self.bcryptPepper = bcryptPepper
         limiter = AsyncSemaphore(limit: max(1, maximumConcurrentHashes))
     }
 
@@ -91,7 +97,14 @@ public final class PasswordHasher: Sendable {
 
     private func verifyHash(_ password: String, against storedHash: String) async -> Bool {
         let bytes = Array(password.utf8)
-        guard bytes.count <= Self.maximumPasswordBytes, storedHash.utf8.count < Int(crypto_pwhash_STRBYTES) else { return false }
+        guard bytes.count <= Self.maximumPasswordBytes else { return false }
+        if PasswordHashFormat.of(storedHash) == .bcrypt {
+            // Imported from another system (Devise, has_secure_password): libxcrypt checks it.
+            let peppered = bytes + Array((bcryptPepper ?? "").utf8)
+            verifications.add(1, ordering: .relaxed)
+            return await offload { BcryptVerifier.verify(peppered, against: storedHash) }
+        }
+        guard storedHash.utf8.count < Int(crypto_pwhash_STRBYTES) else { return false }
         let padded = bytes + [0]
         verifications.add(1, ordering: .relaxed)
         return await offload {

@@ -56,7 +56,8 @@ public struct AccountService: Sendable {
 
     /// Creates an account for an operator (CLI): no rate limit, the password optional (the user can
     /// then set one through a reset link or sign in with a provider).
-    public func createByOperator(email rawEmail: String, password: String?, displayName: String?, verified: Bool) async throws -> User {
+    public func createByOperator(email rawEmail: String, password: String?, displayName: String?, verified: Bool,
+                                 by actor: String = "operator") async throws -> User {
         guard let email = EmailAddress(rawEmail) else { throw AccountError.invalidEmail }
         var hash: String?
         if let password {
@@ -69,7 +70,7 @@ public struct AccountService: Sendable {
         do { try await database.users.create(user) } catch let error as StoreError where error.kind == .conflict {
             throw AccountError.emailTaken
         }
-        await audit.record(.signUp, userId: user.id, context: .unknown, details: ["by": "operator"])
+        await audit.record(.signUp, userId: user.id, context: .unknown, details: ["by": actor])
         return user
     }
 

@@ -16,6 +16,8 @@ public enum AuditEventType: String, Sendable, CaseIterable {
     case passwordCheckRateLimited = "password.check_rate_limited"
     case accountDisabled = "account.disabled"
     case accountDeleted = "account.deleted"
+    case accountImported = "account.imported"
+    case accountUpdated = "account.updated"
     case consentGranted = "consent.granted"
     case consentDenied = "consent.denied"
     case appAccessRevoked = "app.revoked"

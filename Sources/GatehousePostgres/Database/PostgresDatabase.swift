@@ -30,6 +30,8 @@ public final class PostgresDatabase: GatehouseDatabase {
     public let pendingRevocations: any PendingRevocationStore
     public let providerEvents: any ProviderEventStore
     public let leases: any LeaseStore
+    public let userImports: any UserImportStore
+    public let userSearch: any UserSearchStore
 
     private init(configuration: PostgresConfiguration, pool: PostgresConnectionPool) {
         self.configuration = configuration
@@ -46,6 +48,8 @@ public final class PostgresDatabase: GatehouseDatabase {
         refreshTokens = PostgresRefreshTokenStore(pool: pool)
         revokedAccessTokens = PostgresRevokedAccessTokenStore(pool: pool)
         consents = PostgresConsentStore(pool: pool)
+        userImports = PostgresUserImportStore(pool: pool)
+        userSearch = PostgresUserImportStore(pool: pool)
         externalIdentities = PostgresExternalIdentityStore(pool: pool)
         pendingRevocations = PostgresPendingRevocationStore(pool: pool)
         providerEvents = PostgresProviderEventStore(pool: pool)

@@ -28,6 +28,8 @@ public final class SQLiteDatabase: GatehouseDatabase {
     public let pendingRevocations: any PendingRevocationStore
     public let providerEvents: any ProviderEventStore
     public let leases: any LeaseStore
+    public let userImports: any UserImportStore
+    public let userSearch: any UserSearchStore
 
     private init(location: SQLiteLocation, pool: SQLiteConnectionPool) {
         self.location = location
@@ -44,6 +46,8 @@ public final class SQLiteDatabase: GatehouseDatabase {
         refreshTokens = SQLiteRefreshTokenStore(pool: pool)
         revokedAccessTokens = SQLiteRevokedAccessTokenStore(pool: pool)
         consents = SQLiteConsentStore(pool: pool)
+        userImports = SQLiteUserImportStore(pool: pool)
+        userSearch = SQLiteUserImportStore(pool: pool)
         externalIdentities = SQLiteExternalIdentityStore(pool: pool)
         pendingRevocations = SQLitePendingRevocationStore(pool: pool)
         providerEvents = SQLiteProviderEventStore(pool: pool)

@@ -228,5 +228,10 @@ enum SQLiteMigrations {
             CREATE INDEX audit_log_by_event ON audit_log (event_type, occurred_at);
             CREATE INDEX audit_log_by_ip ON audit_log (ip, occurred_at);
             """),
+        // The id an imported user had in the product (`gatehouse user import`); NULLs never collide.
+        SQLiteMigration(version: 40, name: "users_external_id", sql: """
+            ALTER TABLE users ADD COLUMN external_id TEXT;
+            CREATE UNIQUE INDEX users_by_external_id ON users (external_id);
+            """),
     ]
 }

@@ -77,6 +77,7 @@ public struct GatehouseApp: Sendable {
         var tokens = services.tokens
         tokens.externalIDTokens = nativeApple
         TokenRoutes(tokens: tokens, origins: origins, log: log).register(into: &router)
+        AdminRoutes(administration: services.administration, tokens: services.tokens, log: log).register(into: &router)
         var authorize = AuthorizeRoutes(parser: AuthorizationRequestParser(registry: services.tokens.registry), authorization: services.authorization,
                                         reader: services.webSessions, layout: layout, keys: services.keys, settings: configuration.oauth,
                                         audit: services.audit, clock: services.clock)

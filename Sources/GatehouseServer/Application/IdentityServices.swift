@@ -17,6 +17,10 @@ public struct IdentityServices: Sendable {
     public let tokens: TokenService
     public let authorization: AuthorizationService
     public let handoffs: HandoffTokens
+    /// Bulk account import (`gatehouse user import`).
+    public let importer: UserImporter
+    /// What operators do to accounts (CLI and admin API).
+    public let administration: AccountAdministration
     let webSessions: WebSessionReader
 
     init(configuration: GatehouseConfiguration, database: any GatehouseDatabase, secrets: ServerSecrets,
@@ -27,7 +31,7 @@ public struct IdentityServices: Sendable {
         var keyPolicy = SigningKeyRing.Policy(refreshInterval: configuration.signingKeyRefreshInterval)
         if let generator = configuration.signingKeyGenerator { keyPolicy.generate = generator }
         keys = SigningKeyRing(store: database.signingKeys, kek: try! secrets.keyEncryptionKey, clock: clock, policy: keyPolicy)
-        hasher = PasswordHasher(parameters: configuration.passwordHashing)
+        hasher = PasswordHasher(parameters: configuration.passwordHashing, bcryptPepper: configuration.bcryptPepper)
         audit = AuditTrail(store: database.auditLog, clock: clock, onFailure: { error in
             databaseErrors.increment(["audit"])
             log.error("audit write failed", [("error", String(describing: error))])
@@ -49,6 +53,8 @@ public struct IdentityServices: Sendable {
         tokens = TokenService(database: database, settings: configuration.oauth, keys: keys, accounts: accounts, audit: audit,
                               clock: clock, successorKey: secrets.derivedKey("refresh-successor"))
         handoffs = HandoffTokens(store: database.oneTimeTokens, clock: clock)
+        administration = AccountAdministration(database: database, accounts: accounts, sessions: sessions, audit: audit, clock: clock)
+        importer = UserImporter(database: database, audit: audit, clock: clock, subjectSource: configuration.subjectSource)
         authorization = AuthorizationService(database: database, settings: configuration.oauth, clock: clock)
         webSessions = WebSessionReader(sessions: sessions,
                                        cookies: CookiePolicy(publicURL: configuration.publicURL,

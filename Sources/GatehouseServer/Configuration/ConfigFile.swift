@@ -65,7 +65,9 @@ struct ConfigFile {
                 throw ConfigurationError(key: "sessions.idle_timeout_seconds", problem: "must not exceed sessions.absolute_timeout_seconds")
             }
         }
-        if let passwords = try section("passwords", known: ["argon2_memory_kib", "argon2_iterations", "minimum_length"]) {
+        if let passwords = try section("passwords", known: ["argon2_memory_kib", "argon2_iterations", "minimum_length",
+                                                            "bcrypt_pepper", "bcrypt_pepper_env"]) {
+            try applyPepper(passwords, environment: environment, to: &configuration)
             let memory = try passwords.integer("argon2_memory_kib", 8_192...(1 << 20)).map { $0 * 1024 } ?? configuration.passwordHashing.memoryBytes
             let iterations = try passwords.integer("argon2_iterations", 1...10) ?? configuration.passwordHashing.iterations
             configuration.passwordHashing = Argon2idParameters(memoryBytes: memory, iterations: iterations)
@@ -121,6 +123,12 @@ struct ConfigFile {
         if let keys = try section("keys", known: ["refresh_interval_seconds"]) {
             if let v = try keys.integer("refresh_interval_seconds", 1...3_600) { configuration.signingKeyRefreshInterval = TimeInterval(v) }
         }
+        if let users = try section("users", known: ["subject_source"]), let value = users.values["subject_source"] {
+            guard let text = value as? String, let source = SubjectSource(rawValue: text) else {
+                throw ConfigurationError(key: "users.subject_source", problem: "must be \"gatehouse\" or \"external_id\"")
+            }
+            configuration.subjectSource = source
+        }
         if let limits = try section("rate_limits", known: RateLimitsConfigParser.knownKeys) {
             try RateLimitsConfigParser.apply(limits, to: &configuration.rateLimits)
         }
@@ -148,6 +156,23 @@ struct ConfigFile {
             throw ConfigurationError(key: "\(name).\(key)", problem: "unknown setting in \(path)")
         }
         return Section(name: name, values: object)
+    }
+
+    /// Devise's `config.pepper`, given directly or by environment variable (it is a secret).
+    private func applyPepper(_ passwords: Section, environment: [String: String],
+                             to configuration: inout GatehouseConfiguration) throws(ConfigurationError) {
+        if let value = passwords.values["bcrypt_pepper"] {
+            guard let pepper = value as? String, !pepper.isEmpty else {
+                throw ConfigurationError(key: "passwords.bcrypt_pepper", problem: "must be a non-empty string")
+            }
+            configuration.bcryptPepper = pepper
+        }
+        if let value = passwords.values["bcrypt_pepper_env"] {
+            guard let name = value as? String, let pepper = environment[name], !pepper.isEmpty else {
+                throw ConfigurationError(key: "passwords.bcrypt_pepper_env", problem: "must name a set, non-empty environment variable")
+            }
+            configuration.bcryptPepper = pepper
+        }
     }
 
     private func applyHTTP(_ http: Section, to configuration: inout GatehouseConfiguration) throws(ConfigurationError) {

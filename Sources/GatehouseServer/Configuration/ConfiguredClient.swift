@@ -13,7 +13,7 @@ public struct ConfiguredClient: Sendable {
         guard let object = value as? [String: Any] else { throw ConfigurationError(key: prefix, problem: "must be an object") }
         let known: Set = ["id", "name", "type", "secret", "secret_env", "redirect_uris", "post_logout_redirect_uris", "grants",
                           "scopes", "first_party", "allow_localhost", "web_origins", "native", "introspect_any",
-                          "id_token_signed_response_alg"]
+                          "id_token_signed_response_alg", "admin"]
         for key in object.keys where !known.contains(key) {
             throw ConfigurationError(key: "\(prefix).\(key)", problem: "unknown setting")
         }
@@ -65,6 +65,14 @@ public struct ConfiguredClient: Sendable {
         if try flag("introspect_any") {
             var object = (try? JSONSerialization.jsonObject(with: Data(metadata.utf8)) as? [String: Any]) ?? [:]
             object["introspect_any"] = true
+            metadata = String(decoding: (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8),
+                              as: UTF8.self)
+        }
+        // A client of the admin API (`/admin/v1/`): confidential, and only it may be granted `admin`.
+        if try flag("admin") {
+            guard kind == .confidential else { throw ConfigurationError(key: "\(prefix).admin", problem: "admin clients must be confidential") }
+            var object = (try? JSONSerialization.jsonObject(with: Data(metadata.utf8)) as? [String: Any]) ?? [:]
+            object["admin"] = true
             metadata = String(decoding: (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8),
                               as: UTF8.self)
         }

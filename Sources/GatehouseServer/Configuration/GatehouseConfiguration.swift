@@ -18,6 +18,10 @@ public struct GatehouseConfiguration: Sendable {
     public var sessions = SessionPolicy()
     public var passwordHashing = Argon2idParameters.owasp
     public var passwordPolicy = PasswordPolicy()
+    /// Devise's pepper for imported bcrypt hashes (`passwords.bcrypt_pepper` or `passwords.bcrypt_pepper_env`).
+    public var bcryptPepper: String?
+    /// Whether an imported user's external id becomes their `sub` (`users.subject_source`).
+    public var subjectSource: SubjectSource = .gatehouse
     public var rateLimits = RateLimitPolicy()
     /// Who the client is behind reverse proxies (`http.trusted_proxies`, `http.client_address_header`).
     public var clientAddresses = ClientAddressResolver(trustedProxies: [])

@@ -61,6 +61,10 @@ public protocol GatehouseDatabase: Sendable {
     var providerEvents: any ProviderEventStore { get }
     /// Time-limited leases deciding which process runs shared background work.
     var leases: any LeaseStore { get }
+    /// Bulk import of accounts from another system (`gatehouse user import`).
+    var userImports: any UserImportStore { get }
+    /// Account search for administrators (the admin API).
+    var userSearch: any UserSearchStore { get }
 }
 
 extension GatehouseDatabase {

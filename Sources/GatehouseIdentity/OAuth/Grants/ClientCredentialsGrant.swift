@@ -12,6 +12,9 @@ struct ClientCredentialsGrant: Sendable {
         }
         try request.requireGrant("client_credentials")
         let scope = try request.client.grantable(request.parameters["scope"], default: Scope(request.client.scopes))
+        if scope.contains("admin"), !request.client.isAdmin {
+            throw OAuthError(.invalidScope, "Only clients registered with admin: true may ask for the admin scope.")
+        }
         guard scope.values.allSatisfy({ !Scope.standard.contains($0) }) else {
             throw OAuthError(.invalidScope, "client_credentials tokens carry API scopes only.")
         }

@@ -51,6 +51,14 @@ extension OAuthClient {
         return object["introspect_any"] as? Bool == true
     }
 
+    /// Clients allowed the admin API (`"admin": true` in the client's metadata; the config file's
+    /// `admin`). Only they may be granted the `admin` scope.
+    public var isAdmin: Bool {
+        guard let data = metadata.data(using: .utf8),
+              let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return false }
+        return object["admin"] as? Bool == true
+    }
+
     /// Whether tokens for this grant include a refresh token.
     func receivesRefreshToken(for scope: Scope) -> Bool {
         grantTypes.contains("refresh_token") && (scope.contains(Scope.offlineAccess) || firstParty)

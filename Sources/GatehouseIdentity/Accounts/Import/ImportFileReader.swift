@@ -1,0 +1,140 @@
+import Foundation
+
+/// One record of an import file as text fields, with the line it starts on.
+public struct ImportRecord: Sendable, Equatable {
+    public var line: Int
+    /// Field name → value; JSON values other than strings keep their JSON meaning (`Bool`, numbers, arrays).
+    public var fields: [String: ImportValue]
+}
+
+/// A field value from a JSON-lines or CSV import file.
+public enum ImportValue: Sendable, Equatable {
+    case string(String)
+    case bool(Bool)
+    case number(Double)
+    case null
+    /// JSON `identities`: a list of objects.
+    case objects([[String: ImportValue]])
+}
+
+/// A line-numbered problem in an import file.
+public struct ImportRowError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var line: Int
+    public var message: String
+    public var description: String { "line \(line): \(message)" }
+}
+
+/// Reads JSON lines (one object per line) or CSV (RFC 4180, a header row) into records.
+public enum ImportFileReader {
+    public enum Format: String, Sendable { case jsonLines = "jsonl", csv }
+
+    /// Guesses the format: a file whose first non-blank character is `{` is JSON lines.
+    public static func detect(_ text: String) -> Format {
+        text.first(where: { !$0.isWhitespace }) == "{" ? .jsonLines : .csv
+    }
+
+    /// Records and the line-numbered errors of records that could not be read.
+    public static func read(_ text: String, format: Format) -> (records: [ImportRecord], errors: [ImportRowError]) {
+        switch format {
+        case .jsonLines: return readJSONLines(text)
+        case .csv: return readCSV(text)
+        }
+    }
+
+    private static func readJSONLines(_ text: String) -> ([ImportRecord], [ImportRowError]) {
+        var records: [ImportRecord] = [], errors: [ImportRowError] = []
+        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines)
+            if trimmed.isEmpty { continue }
+            guard let object = try? JSONSerialization.jsonObject(with: Data(trimmed.utf8)) as? [String: Any] else {
+                errors.append(ImportRowError(line: index + 1, message: "not a JSON object"))
+                continue
+            }
+            var fields: [String: ImportValue] = [:]
+            var bad: String?
+            for (key, value) in object {
+                if let converted = convert(value) { fields[key] = converted } else { bad = key }
+            }
+            if let bad { errors.append(ImportRowError(line: index + 1, message: "field \(bad) has an unsupported value")) }
+            else { records.append(ImportRecord(line: index + 1, fields: fields)) }
+        }
+        return (records, errors)
+    }
+
+    private static func convert(_ value: Any) -> ImportValue? {
+        if value is NSNull { return .null }
+        if let string = value as? String { return .string(string) }
+        if let number = value as? NSNumber {
+            let isBool = String(cString: number.objCType) == "c" || type(of: number) == type(of: NSNumber(value: true))
+            return isBool ? .bool(number.boolValue) : .number(number.doubleValue)
+        }
+        if let list = value as? [Any] {
+            var objects: [[String: ImportValue]] = []
+            for item in list {
+                guard let object = item as? [String: Any] else { return nil }
+                var converted: [String: ImportValue] = [:]
+                for (key, value) in object {
+                    guard let inner = convert(value), !isObjects(inner) else { return nil }
+                    converted[key] = inner
+                }
+                objects.append(converted)
+            }
+            return .objects(objects)
+        }
+        return nil
+    }
+
+    private static func isObjects(_ value: ImportValue) -> Bool { if case .objects = value { return true } else { return false } }
+
+    /// RFC 4180: fields separated by commas, optionally double-quoted (`""` inside quotes is a
+    /// quote), records ending in LF or CRLF; quoted fields may span lines.
+    private static func readCSV(_ text: String) -> ([ImportRecord], [ImportRowError]) {
+        var rows: [(line: Int, fields: [String])] = []
+        var errors: [ImportRowError] = []
+        var field = "", fields: [String] = [], inQuotes = false, afterQuote = false
+        var line = 1, recordLine = 1
+        var characters = Array(text.unicodeScalars)
+        if characters.last != "\n" { characters.append("\n") }
+        var broken = false
+        for scalar in characters {
+            if inQuotes {
+                if scalar == "\"" { inQuotes = false; afterQuote = true } else { field.unicodeScalars.append(scalar) }
+                if scalar == "\n" { line += 1 }
+                continue
+            }
+            switch scalar {
+            case "\"":
+                if afterQuote { field.append("\""); inQuotes = true; afterQuote = false }
+                else if field.isEmpty { inQuotes = true }
+                else { broken = true }
+            case ",":
+                fields.append(field); field = ""; afterQuote = false
+            case "\r":
+                continue
+            case "\n":
+                fields.append(field); field = ""; afterQuote = false
+                if broken { errors.append(ImportRowError(line: recordLine, message: "malformed CSV quoting")) }
+                else if !(fields.count == 1 && fields[0].isEmpty) { rows.append((recordLine, fields)) }
+                fields = []; broken = false
+                line += 1; recordLine = line
+            default:
+                if afterQuote { broken = true }
+                field.unicodeScalars.append(scalar)
+            }
+        }
+        if inQuotes { errors.append(ImportRowError(line: recordLine, message: "unterminated quoted field")) }
+        guard let header = rows.first else { return ([], errors) }
+        let names = header.fields.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        var records: [ImportRecord] = []
+        for row in rows.dropFirst() {
+            guard row.fields.count == names.count else {
+                errors.append(ImportRowError(line: row.line, message: "has \(row.fields.count) fields, the header has \(names.count)"))
+                continue
+            }
+            var values: [String: ImportValue] = [:]
+            for (name, value) in zip(names, row.fields) where !value.isEmpty { values[name] = .string(value) }
+            records.append(ImportRecord(line: row.line, fields: values))
+        }
+        return (records, errors)
+    }
+}

@@ -1,0 +1,182 @@
+import Foundation
+import GatehouseCrypto
+import GatehouseStore
+
+/// Brings accounts over from another system (Devise, has_secure_password, an Argon2 user table):
+/// the service behind `gatehouse user import`.
+///
+/// Every record is validated first; any invalid record stops the import before anything is
+/// written, with every problem reported by line. Valid records are then written in batches, each
+/// one transaction (a row the database refuses rolls its batch back). Re-running the same file
+/// updates the same accounts: rows match by external id, then by email.
+public struct UserImporter: Sendable {
+    /// Omniauth strategy names → Gatehouse provider names.
+    public static let providerAliases = ["google_oauth2": "google", "openid_connect": "oidc"]
+    /// The field names a record may carry (others are errors, so a typo is not silently dropped).
+    public static let knownFields: Set<String> = [
+        "email", "name", "verified", "confirmed_at", "created_at", "password_hash", "encrypted_password", "external_id",
+        "identities", "provider", "uid", "identity_email",
+    ]
+
+    public struct Report: Sendable, Equatable {
+        public var created = 0
+        public var updated = 0
+        public var errors: [ImportRowError] = []
+        public var dryRun = false
+    }
+
+    let database: any GatehouseDatabase
+    let audit: AuditTrail
+    let clock: IdentityClock
+    let subjectSource: SubjectSource
+    let batchSize: Int
+
+    public init(database: any GatehouseDatabase, audit: AuditTrail, clock: IdentityClock, subjectSource: SubjectSource = .gatehouse,
+                batchSize: Int = 500) {
+        self.database = database; self.audit = audit; self.clock = clock; self.subjectSource = subjectSource
+        self.batchSize = max(1, batchSize)
+    }
+
+    /// Imports `text` (JSON lines or CSV); with `dryRun` it validates and reports without writing.
+    public func run(_ text: String, format: ImportFileReader.Format? = nil, dryRun: Bool) async throws -> Report {
+        let (records, readErrors) = ImportFileReader.read(text, format: format ?? ImportFileReader.detect(text))
+        var report = Report(dryRun: dryRun)
+        report.errors = readErrors
+        var rows: [ImportedUser] = []
+        for record in records {
+            do { rows.append(try validate(record)) } catch { report.errors.append(error) }
+        }
+        report.errors.sort { $0.line < $1.line }
+        guard report.errors.isEmpty else { return report }
+        if dryRun {
+            for row in rows {
+                let existing = try await existingUser(row)
+                if existing == nil { report.created += 1 } else { report.updated += 1 }
+            }
+            return report
+        }
+        var start = 0
+        while start < rows.count {
+            let batch = Array(rows[start..<min(start + batchSize, rows.count)])
+            do {
+                let outcomes = try await database.userImports.importBatch(batch, at: clock.now())
+                for outcome in outcomes {
+                    if outcome.action == .created { report.created += 1 } else { report.updated += 1 }
+                    await audit.record(outcome.action == .created ? .accountImported : .accountUpdated, userId: outcome.userId,
+                                       context: .unknown, details: ["by": "import"])
+                }
+            } catch let conflict as ImportRowConflict {
+                report.errors.append(ImportRowError(line: conflict.line, message: conflict.reason + " (its batch was not written)"))
+                return report
+            }
+            start += batchSize
+        }
+        return report
+    }
+
+    private func existingUser(_ row: ImportedUser) async throws -> User? {
+        if let external = row.externalId, let user = try await database.userImports.find(externalId: external) { return user }
+        return try await database.users.find(email: row.email)
+    }
+
+    func validate(_ record: ImportRecord) throws(ImportRowError) -> ImportedUser {
+        let line = record.line
+        func fail(_ message: String) -> ImportRowError { ImportRowError(line: line, message: message) }
+        for key in record.fields.keys where !Self.knownFields.contains(key) { throw fail("unknown field \(key)") }
+        func text(_ key: String) throws(ImportRowError) -> String? {
+            switch record.fields[key] {
+            case nil, .null?: return nil
+            case .string(let value)?: return value.isEmpty ? nil : value
+            case .number(let value)? where key == "external_id" || key == "uid" || key == "created_at":
+                guard value == value.rounded(), abs(value) < 1e15 else { throw fail("\(key) must be an integer or a string") }
+                return String(Int64(value))
+            default: throw fail("\(key) must be a string")
+            }
+        }
+        guard let rawEmail = try text("email") else { throw fail("email is missing") }
+        guard let email = EmailAddress(rawEmail) else { throw fail("email \(rawEmail) is not a valid address") }
+        let name = try text("name")
+        if let name, name.utf8.count > 200 { throw fail("name is longer than 200 bytes") }
+        var verified = false
+        switch record.fields["verified"] {
+        case nil, .null?: verified = try text("confirmed_at") != nil
+        case .bool(let flag)?: verified = flag
+        case .string(let value)?:
+            switch value.lowercased() {
+            case "true", "t", "1", "yes": verified = true
+            case "false", "f", "0", "no", "": verified = false
+            default: throw fail("verified must be true or false")
+            }
+        default: throw fail("verified must be true or false")
+        }
+        var createdAt: Date?
+        if let value = try text("created_at") {
+            guard let date = Self.parseTime(value) else { throw fail("created_at \(value) is not an ISO 8601 time or Unix seconds") }
+            createdAt = date
+        }
+        if let date = createdAt, date > clock.now().addingTimeInterval(86_400) { throw fail("created_at is in the future") }
+        if try text("password_hash") != nil, try text("encrypted_password") != nil {
+            throw fail("give password_hash or encrypted_password, not both")
+        }
+        let hash: String?
+        if let given = try text("password_hash") { hash = given } else { hash = try text("encrypted_password") }
+        if let hash, PasswordHashFormat.of(hash) == nil {
+            throw fail("password hash is not bcrypt ($2a$/$2b$/$2y$) or an Argon2id/Argon2i PHC string")
+        }
+        let externalId = try text("external_id")
+        if let externalId, externalId.utf8.count > 128 || externalId.contains(where: { $0.isWhitespace || $0.isNewline }) {
+            throw fail("external_id must be at most 128 bytes without spaces")
+        }
+        var identities: [ImportedIdentity] = []
+        var rawIdentities: [[String: ImportValue]] = []
+        if case .objects(let list)? = record.fields["identities"] { rawIdentities = list }
+        else if record.fields["identities"] != nil, record.fields["identities"] != .null { throw fail("identities must be a list of objects") }
+        if record.fields["provider"] != nil || record.fields["uid"] != nil {
+            var single: [String: ImportValue] = [:]
+            single["provider"] = record.fields["provider"]; single["uid"] = record.fields["uid"]; single["email"] = record.fields["identity_email"]
+            rawIdentities.append(single)
+        }
+        for object in rawIdentities {
+            guard case .string(let rawProvider)? = object["provider"], !rawProvider.isEmpty else { throw fail("an identity needs a provider") }
+            let subject: String
+            switch object["uid"] ?? object["subject"] {
+            case .string(let value)? where !value.isEmpty: subject = value
+            case .number(let value)? where value == value.rounded() && abs(value) < 1e15: subject = String(Int64(value))
+            default: throw fail("the \(rawProvider) identity needs a uid")
+            }
+            let provider = Self.providerAliases[rawProvider] ?? rawProvider
+            guard provider.utf8.count <= 64, provider.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") }),
+                  subject.utf8.count <= 255 else { throw fail("identity \(rawProvider) has an invalid provider or uid") }
+            var identityEmail: String?
+            if case .string(let value)? = object["email"], !value.isEmpty {
+                guard let address = EmailAddress(value) else { throw fail("identity email \(value) is not a valid address") }
+                identityEmail = address.value
+            }
+            for key in object.keys where !["provider", "uid", "subject", "email"].contains(key) { throw fail("unknown identity field \(key)") }
+            identities.append(ImportedIdentity(provider: provider, subject: subject, email: identityEmail))
+        }
+        let newId = subjectSource == .externalId ? (externalId ?? RecordID.random()) : RecordID.random()
+        return ImportedUser(line: line, email: email.value, displayName: name, emailVerified: verified, createdAt: createdAt,
+                            passwordHash: hash, externalId: externalId, identities: identities, newId: newId)
+    }
+
+    /// ISO 8601 (`2024-05-01T10:00:00Z`, fractional seconds, or Rails' `2024-05-01 10:00:00 UTC`) or Unix seconds.
+    static func parseTime(_ value: String) -> Date? {
+        if let seconds = Double(value), seconds >= 0, seconds < 1e11 { return Date(timeIntervalSince1970: seconds) }
+        var text = value.trimmingCharacters(in: .whitespaces)
+        if text.hasSuffix(" UTC") { text = String(text.dropLast(4)) + "Z" }
+        text = text.replacingOccurrences(of: " ", with: "T")
+        if !text.hasSuffix("Z"), !text.contains("+"), text.count <= 26, text.filter({ $0 == "-" }).count == 2 { text += "Z" }
+        let plain = ISO8601DateFormatter()
+        if let date = plain.date(from: text) { return date }
+        let fractional = ISO8601DateFormatter()
+        fractional.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        if let date = fractional.date(from: text) { return date }
+        // Microseconds (Rails' default precision): ISO8601DateFormatter reads at most milliseconds.
+        if let dot = text.firstIndex(of: "."), let end = text[dot...].firstIndex(where: { !$0.isNumber && $0 != "." }) {
+            let trimmed = String(text[..<dot]) + String(text[dot..<end].prefix(4)) + String(text[end...])
+            return fractional.date(from: trimmed)
+        }
+        return nil
+    }
+}

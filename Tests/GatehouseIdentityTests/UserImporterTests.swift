@@ -1,0 +1,73 @@
+import Foundation
+import GatehouseIdentity
+import GatehouseSQLite
+import GatehouseStore
+import Testing
+
+@Suite struct UserImporterTests {
+    static let bcrypt = "$2a$04$Hsw2hdu8rSmlQnCmSSKa3.hVYWaMb8EvZNu3YI7OOOUuixwW45oya"
+
+    static func importer(_ subjectSource: SubjectSource = .gatehouse, batchSize: Int = 500) async throws
+        -> (UserImporter, any GatehouseDatabase) {
+        let database = try await SigningKeyRingTests.database()
+        let audit = AuditTrail(store: database.auditLog)
+        return (UserImporter(database: database, audit: audit, clock: .system, subjectSource: subjectSource, batchSize: batchSize),
+                database)
+    }
+
+    @Test func everyBadRowIsReportedByLineAndNothingIsWritten() async throws {
+        let (importer, database) = try await Self.importer()
+        let text = """
+            {"email": "ok@example.com", "password_hash": "\(Self.bcrypt)"}
+            {"email": "no-at-sign"}
+            not json
+
+            {"email": "b@example.com", "password_hash": "md5:abc"}
+            {"email": "c@example.com", "colour": "blue"}
+            {"email": "d@example.com", "created_at": "yesterday"}
+            {"email": "e@example.com", "identities": [{"provider": "apple"}]}
+            """
+        let report = try await importer.run(text, dryRun: false)
+        #expect(report.errors.map(\.line) == [2, 3, 5, 6, 7, 8])
+        #expect(report.errors[3].message == "unknown field colour")
+        #expect(report.created == 0)
+        #expect(try await database.users.count() == 0)
+    }
+
+    @Test func csvWithQuotesAndIdentityColumns() async throws {
+        let (importer, database) = try await Self.importer(.externalId)
+        let text = "email,name,verified,created_at,external_id,provider,uid\r\n"
+            + "ada@example.com,\"Lovelace, Ada \"\"AL\"\"\",t,1600000000,17,google_oauth2,1234\r\n"
+            + "ada@example.com,\"Lovelace, Ada \"\"AL\"\"\",t,1600000000,17,github,99\r\n"
+        let dry = try await importer.run(text, dryRun: true)
+        #expect(dry.errors.isEmpty && dry.created == 2 && dry.dryRun)
+        #expect(try await database.users.count() == 0)
+        let report = try await importer.run(text, dryRun: false)
+        #expect(report.errors.isEmpty, "\(report.errors)")
+        // The second row updates the account the first created (same external id): no duplicate.
+        #expect(report.created == 1 && report.updated == 1)
+        // subject_source external_id: the product's id is the Gatehouse id, so `sub` is it.
+        let user = try #require(try await database.users.find(id: "17"))
+        #expect(user.displayName == "Lovelace, Ada \"AL\"" && user.emailVerified)
+        #expect(user.createdAt == Date(timeIntervalSince1970: 1_600_000_000))
+        #expect(try await database.externalIdentities.list(userId: "17").map(\.provider) == ["github", "google"])
+    }
+
+    @Test func aConflictingRowStopsTheImportAtItsBatch() async throws {
+        let (importer, database) = try await Self.importer(batchSize: 2)
+        try await database.users.create(User(id: "u1", email: "taken@example.com", createdAt: Date()))
+        try await database.externalIdentities.create(ExternalIdentity(provider: "apple", subject: "s1", userId: "u1", createdAt: Date()))
+        let text = """
+            {"email": "one@example.com"}
+            {"email": "two@example.com"}
+            {"email": "three@example.com"}
+            {"email": "four@example.com", "identities": [{"provider": "apple", "uid": "s1"}]}
+            """
+        let report = try await importer.run(text, dryRun: false)
+        #expect(report.errors.map(\.line) == [4])
+        // The first batch (lines 1–2) was committed, the second (3–4) rolled back whole.
+        #expect(try await database.users.find(email: "two@example.com") != nil)
+        #expect(try await database.users.find(email: "three@example.com") == nil)
+        #expect(report.created == 2)
+    }
+}

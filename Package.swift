@@ -26,7 +26,9 @@ let package = Package(
         .systemLibrary(name: "CCrypt", pkgConfig: "libxcrypt", providers: [.apt(["libcrypt-dev"])]),
 
         // MARK: HTTP: requests, responses, router, middleware (pure Swift) and the libmicrohttpd bridge
-        .target(name: "GatehouseHTTP"),
+        // MARK: Network: IP addresses and CIDR blocks (pure Swift over Glibc), for proxies and rate-limit keys
+        .target(name: "GatehouseNetwork"),
+        .target(name: "GatehouseHTTP", dependencies: ["GatehouseNetwork"]),
         .target(name: "GatehouseHTTPServer", dependencies: ["GatehouseHTTP", "CMicroHTTPD"]),
 
         // MARK: Crypto: JOSE, keys, passwords, primitives
@@ -38,7 +40,7 @@ let package = Package(
         .target(name: "GatehousePostgres", dependencies: ["GatehouseStore", "CLibPQ"]),
 
         // MARK: Identity core: accounts, sessions, policies (no HTTP, no SQL)
-        .target(name: "GatehouseIdentity", dependencies: ["GatehouseCrypto", "GatehouseStore"]),
+        .target(name: "GatehouseIdentity", dependencies: ["GatehouseCrypto", "GatehouseStore", "GatehouseNetwork"]),
 
         // MARK: Mail: the SMTP Mailer on libcurl
         .target(name: "GatehouseMail", dependencies: ["GatehouseIdentity", "CCurl"]),
@@ -49,9 +51,10 @@ let package = Package(
         // MARK: Server and CLI
         .target(name: "GatehouseServer", dependencies: [
             "GatehouseHTTP", "GatehouseHTTPServer", "GatehouseCrypto", "GatehouseStore", "GatehouseSQLite", "GatehousePostgres",
-            "GatehouseIdentity", "GatehouseMail", "GatehouseProviders", "GatehouseProviderSimulator",
+            "GatehouseIdentity", "GatehouseMail", "GatehouseProviders", "GatehouseProviderSimulator", "GatehouseNetwork",
         ]),
-        .executableTarget(name: "GatehouseCLI", dependencies: ["GatehouseServer", "GatehouseProviders", "GatehouseClient", "GatehouseClientOpenSSL"]),
+        .executableTarget(name: "GatehouseCLI", dependencies: ["GatehouseServer", "GatehouseProviders", "GatehouseClient", "GatehouseClientOpenSSL",
+                                                             "GatehouseNetwork"]),
 
         // MARK: Client SDK: Foundation only, no server target or C library (an iOS app builds just these)
         .target(name: "GatehouseClient", exclude: ["README.md"]),
@@ -71,11 +74,11 @@ let package = Package(
         .executableTarget(name: "GatehouseCryptoBench", dependencies: ["GatehouseCrypto"], path: "bench/crypto"),
 
         // MARK: Tests
-        .testTarget(name: "GatehouseHTTPTests", dependencies: ["GatehouseHTTP", "GatehouseTesting"]),
+        .testTarget(name: "GatehouseHTTPTests", dependencies: ["GatehouseHTTP", "GatehouseTesting", "GatehouseNetwork"]),
         .testTarget(name: "GatehouseHTTPServerTests", dependencies: ["GatehouseHTTPServer", "GatehouseHTTP", "GatehouseTesting"]),
         .testTarget(name: "GatehouseCryptoTests", dependencies: ["GatehouseCrypto"]),
         .testTarget(name: "GatehouseStoreTests", dependencies: ["GatehouseStore", "GatehouseSQLite", "CSQLite", "GatehousePostgres", "CLibPQ"]),
-        .testTarget(name: "GatehouseIdentityTests", dependencies: ["GatehouseIdentity", "GatehouseSQLite"]),
+        .testTarget(name: "GatehouseIdentityTests", dependencies: ["GatehouseIdentity", "GatehouseSQLite", "GatehouseStore"]),
         .testTarget(name: "GatehouseClientTests", dependencies: ["GatehouseClient"]),
         .testTarget(name: "GatehouseClientOpenSSLTests", dependencies: ["GatehouseClientOpenSSL", "GatehouseClient", "GatehouseCrypto"]),
         // The SDK over real sockets: against a live Gatehouse and against the GitHub simulator.
@@ -87,6 +90,7 @@ let package = Package(
         .testTarget(name: "GatehouseProviderSimulatorTests", dependencies: ["GatehouseProviderSimulator", "GatehouseHTTP", "GatehouseCrypto", "GatehouseTesting"]),
         .testTarget(name: "GatehouseServerTests", dependencies: [
             "GatehouseServer", "GatehouseHTTP", "GatehouseTesting", "GatehouseStore", "GatehouseSQLite", "GatehouseIdentity", "GatehouseCrypto",
+            "GatehouseNetwork",
         ]),
         .testTarget(name: "GatehouseProvidersTests", dependencies: [
             "GatehouseProviders", "GatehouseServer", "GatehouseProviderSimulator", "GatehouseHTTP", "GatehouseCrypto", "GatehouseTesting",

@@ -35,7 +35,10 @@ enum ProvidersCommand: CLICommand {
                                      : "no providers configured: add a \"providers\" section (see docs/providers/)")
             return ExitCode.success
         }
-        let results = await ProvidersCheck(timeoutSeconds: providers.timeoutSeconds).run(providers)
+        var base = configuration.publicURL.absoluteString
+        while base.hasSuffix("/") { base.removeLast() }
+        let results = await ProvidersCheck(timeoutSeconds: providers.timeoutSeconds,
+                                           appleRedirectURI: base + "/auth/apple/callback").run(providers)
         for result in results {
             print("\(result.provider): \(result.ok ? "OK" : "FAILED")")
             for note in result.notes { print("  - \(note)") }

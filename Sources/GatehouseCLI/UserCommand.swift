@@ -126,30 +126,3 @@ enum SessionCommand: CLICommand {
         return ExitCode.success
     }
 }
-
-/// `gatehouse audit --user E`.
-enum AuditCommand: CLICommand {
-    static let name = "audit"
-    static let summary = "Print an account's audit log"
-    static let options = ["--config": true, "--user": true, "--limit": true]
-    static let help = """
-        Usage: gatehouse audit --user EMAIL [--limit N]
-
-        Prints the account's audit entries, newest first: time, event, IP, user agent, details.
-        Works for deleted accounts too when given the email they had.
-        """
-
-    static func run(options: inout CommandOptions, environment: [String: String]) async throws -> Int32 {
-        guard let email = options.value("--user") else { throw UsageError(message: "audit needs --user EMAIL") }
-        let limit = Int(options.value("--limit") ?? "100") ?? 100
-        let context = try await OperatorContext.open(options: options, environment: environment)
-        defer { Task { await context.database.close() } }
-        let user = try await context.user(email: email)
-        let formatter = ISO8601DateFormatter()
-        for record in try await context.services.administration.auditLog(userId: user.id, type: nil, limit: limit) {
-            let event = record.event
-            print("\(formatter.string(from: event.occurredAt))\t\(event.type)\t\(event.ip ?? "-")\t\(event.userAgent ?? "-")\t\(event.details)")
-        }
-        return ExitCode.success
-    }
-}

@@ -13,6 +13,10 @@ final class ConnectionState {
     var body: [UInt8] = []
     var bodyTooLarge = false
     var answered = false
+    /// Request line plus header bytes, as libmicrohttpd parsed them (for the 431 limit).
+    var headBytes = 0
+    /// The connection's deadline tracker (nil for a connection the gate did not hand over).
+    var watch: ConnectionWatch?
     /// Set while a task produces the response; the connection is suspended meanwhile.
     var pending: PendingResponse?
 

@@ -24,8 +24,13 @@ public final class HTTPServer: Sendable {
     public let configuration: HTTPServerConfiguration
     /// Requests whose connection is suspended (handled by a task); shutdown waits for them.
     let suspended = Atomic<Int>(0)
+    /// Requests whose head has arrived and that are not finished (bodies still arriving included);
+    /// shutdown waits for them too.
+    let active = Atomic<Int>(0)
     /// Set at shutdown: requests still arriving on kept-alive connections get 503.
     let draining = Atomic<Bool>(false)
+    /// Accepts and screens connections; set once the daemon runs.
+    let gate = Mutex<ConnectionGate?>(nil)
     private let daemon = Mutex<DaemonHandle?>(nil)
     /// The retained `cls` pointer handed to the daemon, as an address (raw pointers are not Sendable).
     private let retainedSelf = Mutex<UInt?>(nil)
@@ -41,53 +46,70 @@ public final class HTTPServer: Sendable {
         guard let address = SocketAddress(host: configuration.listen.host, port: configuration.listen.port) else {
             throw StartError.invalidAddress(configuration.listen.description)
         }
-        var flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue
-            | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_ITC.rawValue
-        if configuration.listen.isIPv6 { flags |= MHD_USE_IPv6.rawValue }
-        let limits = gh_mhd_limits(
-            thread_pool_size: UInt32(max(1, configuration.ioThreads)),
-            connection_limit: UInt32(configuration.maxConnections),
-            per_ip_connection_limit: UInt32(configuration.maxConnectionsPerIP),
-            connection_timeout_seconds: UInt32(configuration.connectionTimeoutSeconds),
-            connection_memory_limit: max(configuration.maxHeaderBytes, 4096))
-        // The daemon holds this pointer for its whole life; released in `stop`.
-        let cls = Unmanaged.passRetained(self).toOpaque()
-        let started = address.storage.withUnsafeBytes { raw in
-            gh_mhd_start(flags, raw.baseAddress!.assumingMemoryBound(to: sockaddr.self),
-                         mhdAccessHandler, cls, mhdCompletedHandler, mhdURILogHandler, limits)
-        }
-        guard let started else {
-            Unmanaged<HTTPServer>.fromOpaque(cls).release()
+        let ipv6 = configuration.listen.isIPv6
+        guard let listener = ListeningSocket.open(address, ipv6: ipv6) else {
             throw StartError.cannotListen(configuration.listen.description)
         }
-        daemon.withLock { $0 = DaemonHandle(pointer: started) }
+        var flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue
+            | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_ITC.rawValue
+        if ipv6 { flags |= MHD_USE_IPv6.rawValue }
+        // The caps are the gate's (it refuses at once); libmicrohttpd's own limit is only a backstop, set
+        // above ours because it is split evenly between its threads. The memory pool is larger than the
+        // head limit so a head just under the limit still leaves room to build the answer; the limit
+        // itself is enforced in the access handler (431).
+        let limits = gh_mhd_limits(
+            thread_pool_size: UInt32(max(1, configuration.ioThreads)),
+            connection_limit: UInt32(min(Int(UInt32.max / 2), configuration.maxConnections * 2 + 64)),
+            per_ip_connection_limit: 0,
+            connection_timeout_seconds: UInt32(configuration.connectionTimeoutSeconds),
+            connection_memory_limit: max(configuration.maxHeaderBytes, 4096) + 16 * 1024)
+        // The daemon holds this pointer for its whole life; released in `stop`.
+        let cls = Unmanaged.passRetained(self).toOpaque()
+        let started = gh_mhd_start_external(flags, mhdAccessHandler, cls, mhdCompletedHandler, mhdURILogHandler,
+                                            mhdNotifyConnectionHandler, limits)
+        guard let started else {
+            Unmanaged<HTTPServer>.fromOpaque(cls).release()
+            close(listener)
+            throw StartError.cannotListen(configuration.listen.description)
+        }
+        let handle = DaemonHandle(pointer: started)
+        daemon.withLock { $0 = handle }
         retainedSelf.withLock { $0 = UInt(bitPattern: cls) }
-        return gh_mhd_bound_port(started)
+        let gate = ConnectionGate(listenFD: listener, daemon: handle, limits: ConnectionGate.Limits(
+            maxConnections: configuration.maxConnections, maxConnectionsPerIP: configuration.maxConnectionsPerIP,
+            headerTimeoutMs: Int64(configuration.headerTimeoutSeconds) * 1000,
+            idleTimeoutMs: Int64(configuration.connectionTimeoutSeconds) * 1000,
+            minimumBytesPerSecond: configuration.minimumReceiveBytesPerSecond))
+        self.gate.withLock { $0 = gate }
+        let port = ListeningSocket.port(of: listener)
+        gate.start()
+        return port
     }
 
-    /// Stops accepting, lets requests in flight finish within the grace period, then stops the daemon.
-    /// Returns false when requests were still running at the deadline (the daemon is then left as it is,
-    /// since stopping it with suspended connections would abort the process; the caller exits).
+    /// Stops accepting, lets requests in flight — those being handled and those whose body is still
+    /// arriving — finish within the grace period, then stops the daemon. Returns false when requests were
+    /// still running at the deadline. With handlers still suspended the daemon is left as it is (stopping
+    /// it then would abort the process; the caller exits).
     @discardableResult
     public func stop() async -> Bool {
         guard let handle = daemon.withLock({ $0 }) else { return true }
-        // Quiescing hands the listening socket back to us; closing it refuses new connections at once.
-        // Only the first stop does it: a second close of that number could hit a descriptor reused since.
-        if !draining.exchange(true, ordering: .acquiringAndReleasing) {
-            let listener = MHD_quiesce_daemon(handle.pointer)
-            if listener >= 0 { close(listener) }
-        }
+        // Closing the listening socket refuses new connections at once; requests arriving on kept-alive
+        // connections from now on get 503.
+        draining.store(true, ordering: .releasing)
+        if let gate = gate.withLock({ $0 }) { await gate.stop() }
         let deadline = ContinuousClock.now + .milliseconds(Int(configuration.shutdownGraceSeconds * 1000))
-        while suspended.load(ordering: .acquiring) > 0 {
-            if ContinuousClock.now >= deadline { return false }
+        var finished = true
+        while suspended.load(ordering: .acquiring) > 0 || active.load(ordering: .acquiring) > 0 {
+            if ContinuousClock.now >= deadline { finished = false; break }
             try? await Task.sleep(for: .milliseconds(5))
         }
+        if suspended.load(ordering: .acquiring) > 0 { return false }
         MHD_stop_daemon(handle.pointer)
         daemon.withLock { $0 = nil }
         if let address = retainedSelf.withLock({ $0.take() }), let cls = UnsafeMutableRawPointer(bitPattern: address) {
             Unmanaged<HTTPServer>.fromOpaque(cls).release()
         }
-        return true
+        return finished
     }
 
     /// Requests currently being handled by tasks.

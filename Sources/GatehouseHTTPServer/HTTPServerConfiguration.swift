@@ -15,13 +15,22 @@ public struct HTTPServerConfiguration: Sendable {
     public var maxConnectionsPerIP: Int
     /// How long shutdown waits for requests in flight before giving up on them.
     public var shutdownGraceSeconds: Double
+    /// A request head (request line and headers) must arrive within this many seconds of the connection
+    /// opening, or of the previous response on a kept-alive connection (then `connectionTimeoutSeconds`
+    /// applies); a client trickling bytes is closed at the deadline.
+    public var headerTimeoutSeconds: Int
+    /// Once the head is in, a body must keep arriving at least this fast (bytes per second, averaged
+    /// from the head's arrival, checked after `headerTimeoutSeconds`); 0 turns the check off.
+    public var minimumReceiveBytesPerSecond: Int
 
     public init(listen: ListenAddress = ListenAddress(host: "127.0.0.1", port: 8080), ioThreads: Int = 2,
                 maxBodyBytes: Int = 64 * 1024, maxHeaderBytes: Int = 32 * 1024, connectionTimeoutSeconds: Int = 30,
-                maxConnections: Int = 4096, maxConnectionsPerIP: Int = 256, shutdownGraceSeconds: Double = 10) {
+                maxConnections: Int = 4096, maxConnectionsPerIP: Int = 256, shutdownGraceSeconds: Double = 10,
+                headerTimeoutSeconds: Int = 10, minimumReceiveBytesPerSecond: Int = 512) {
         self.listen = listen; self.ioThreads = ioThreads; self.maxBodyBytes = maxBodyBytes
         self.maxHeaderBytes = maxHeaderBytes; self.connectionTimeoutSeconds = connectionTimeoutSeconds
         self.maxConnections = maxConnections; self.maxConnectionsPerIP = maxConnectionsPerIP
         self.shutdownGraceSeconds = shutdownGraceSeconds
+        self.headerTimeoutSeconds = headerTimeoutSeconds; self.minimumReceiveBytesPerSecond = minimumReceiveBytesPerSecond
     }
 }

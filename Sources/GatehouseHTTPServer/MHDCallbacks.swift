@@ -29,7 +29,13 @@ func mhdAccess(_ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?, _ 
         // First call: headers are in, no body yet. Never answer here (it would turn off keep-alive)
         // unless the request is refused anyway.
         state.headersSeen = true
+        server.active.add(1, ordering: .relaxed)
+        if let context = gh_mhd_socket_context(connection) {
+            state.watch = Unmanaged<ConnectionWatch>.fromOpaque(context).takeUnretainedValue()
+            state.watch?.enter(.body)
+        }
         state.method = knownMethod(method) ?? HTTPMethod(String(cString: method))
+        state.headBytes = state.rawTarget.utf8.count + strlen(method) + 12
         collectHeaders(connection, into: state)
         // A stack buffer: the address is at most 46 bytes, so no heap array per request.
         state.remoteAddress = withUnsafeTemporaryAllocation(of: CChar.self, capacity: 64) { buffer in
@@ -38,6 +44,11 @@ func mhdAccess(_ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?, _ 
         }
         if server.draining.load(ordering: .acquiring) {
             return queue(unavailable(), on: connection, closing: true, state: state)
+        }
+        if state.headBytes > server.configuration.maxHeaderBytes {
+            // libmicrohttpd's pool is larger than the limit (so it always has room to answer): the limit is ours.
+            let targetTooLong = state.rawTarget.utf8.count > server.configuration.maxHeaderBytes / 2
+            return queue(headTooLarge(server, uri: targetTooLong), on: connection, closing: true, state: state)
         }
         if let length = state.headers["Content-Length"].flatMap(Int.init), length > server.configuration.maxBodyBytes {
             return queue(tooLarge(server), on: connection, closing: true, state: state)
@@ -48,6 +59,7 @@ func mhdAccess(_ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?, _ 
     if uploadDataSize.pointee > 0 {
         let count = uploadDataSize.pointee
         uploadDataSize.pointee = 0
+        state.watch?.bodyBytes.add(count, ordering: .relaxed)
         if state.answered || state.bodyTooLarge { return .YES }
         if state.body.count + count > server.configuration.maxBodyBytes {
             // A chunked body past the limit: libmicrohttpd cannot answer mid-upload, so the rest is
@@ -64,6 +76,7 @@ func mhdAccess(_ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?, _ 
         return .YES
     }
     if state.answered { return .YES }
+    state.watch?.enter(.handling)
     if state.bodyTooLarge { return queue(tooLarge(server), on: connection, closing: true, state: state) }
 
     if let pending = state.pending {
@@ -98,8 +111,32 @@ func mhdCompleted(_ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?,
     guard let cls, let conCls, let raw = conCls.pointee else { return }
     let state = Unmanaged<ConnectionState>.fromOpaque(raw).takeRetainedValue()
     conCls.pointee = nil
-    if state.pending != nil {
-        Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue().suspended.subtract(1, ordering: .releasing)
+    let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
+    state.watch?.enter(.idle)
+    if state.headersSeen { server.active.subtract(1, ordering: .releasing) }
+    if state.pending != nil { server.suspended.subtract(1, ordering: .releasing) }
+}
+
+/// Every connection the gate hands over opens and closes here: the deadline tracker lives in the
+/// connection's socket context meanwhile.
+func mhdNotifyConnection(_ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?,
+                         _ socketContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
+                         _ code: MHD_ConnectionNotificationCode) {
+    guard let cls, let connection, let socketContext else { return }
+    let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
+    guard let gate = server.gate.withLock({ $0 }) else { return }
+    switch code.rawValue {
+    case 0:   // MHD_CONNECTION_NOTIFY_STARTED
+        let key = withUnsafeTemporaryAllocation(of: CChar.self, capacity: 64) { buffer in
+            gh_mhd_client_address(connection, buffer.baseAddress!, buffer.count)
+            return String(cString: buffer.baseAddress!)
+        }
+        let watch = gate.started(gh_mhd_connection_fd(connection), addressKey: key)
+        socketContext.pointee = Unmanaged.passRetained(watch).toOpaque()
+    default:
+        guard let raw = socketContext.pointee else { return }
+        socketContext.pointee = nil
+        gate.closed(Unmanaged<ConnectionWatch>.fromOpaque(raw).takeRetainedValue())
     }
 }
 
@@ -123,6 +160,7 @@ private func mhdCollectHeaderImpl(_ cls: UnsafeMutableRawPointer?, _ kind: MHD_V
                                   _ value: UnsafePointer<CChar>?, _ valueSize: Int) -> MHD_Result {
     guard let cls, let key else { return .YES }
     let state = Unmanaged<ConnectionState>.fromOpaque(cls).takeUnretainedValue()
+    state.headBytes += keySize + valueSize + 4
     let name = key.withMemoryRebound(to: UInt8.self, capacity: keySize) {
         String(decoding: UnsafeBufferPointer(start: $0, count: keySize), as: UTF8.self)
     }
@@ -181,6 +219,14 @@ private func tooLarge(_ server: HTTPServer) -> Response {
     return response
 }
 
+private func headTooLarge(_ server: HTTPServer, uri: Bool) -> Response {
+    var response = Response.text(uri ? "The request URL is too long.\n"
+                                     : "The request head is larger than \(server.configuration.maxHeaderBytes) bytes.\n",
+                                 status: uri ? HTTPStatus(414) : .requestHeaderFieldsTooLarge)
+    response.headers.set("X-Content-Type-Options", "nosniff")
+    return response
+}
+
 private func unavailable() -> Response {
     var response = Response.text("The server is shutting down. Retry shortly.\n", status: .serviceUnavailable)
     response.headers.set("Retry-After", "1")
@@ -192,3 +238,4 @@ let mhdCompletedHandler: MHD_RequestCompletedCallback = mhdCompleted
 let mhdURILogHandler: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, OpaquePointer?)
     -> UnsafeMutableRawPointer? = mhdURILog
 private let mhdCollectHeader: MHD_KeyValueIteratorN = mhdCollectHeaderImpl
+let mhdNotifyConnectionHandler: MHD_NotifyConnectionCallback = mhdNotifyConnection

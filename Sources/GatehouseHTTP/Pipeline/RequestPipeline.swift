@@ -16,11 +16,13 @@ public struct RequestPipeline: Sendable {
         let middleware: [any Middleware]
         let renderError: ErrorRenderer
         let reportFailure: @Sendable (any Error, Request) -> Void
+        let classifyFailure: @Sendable (any Error) -> HTTPError?
 
         init(router: Router, middleware: [any Middleware], renderError: @escaping ErrorRenderer,
-             reportFailure: @escaping @Sendable (any Error, Request) -> Void) {
+             reportFailure: @escaping @Sendable (any Error, Request) -> Void,
+             classifyFailure: @escaping @Sendable (any Error) -> HTTPError?) {
             self.router = router; self.middleware = middleware
-            self.renderError = renderError; self.reportFailure = reportFailure
+            self.renderError = renderError; self.reportFailure = reportFailure; self.classifyFailure = classifyFailure
         }
     }
     private let parts: Parts
@@ -31,9 +33,13 @@ public struct RequestPipeline: Sendable {
     /// Reports errors that are not `HTTPError` (they become a bare 500); the server logs them.
     public var reportFailure: @Sendable (any Error, Request) -> Void { parts.reportFailure }
 
+    /// - Parameter classifyFailure: turns some errors that are not `HTTPError` into a client-facing
+    ///   answer (a database outage into 503 with `Retry-After`); they are still reported. Others are 500.
     public init(router: Router, middleware: [any Middleware] = [], renderError: @escaping ErrorRenderer = DefaultErrorRenderer.render,
-                reportFailure: @escaping @Sendable (any Error, Request) -> Void = { _, _ in }) {
-        parts = Parts(router: router, middleware: middleware, renderError: renderError, reportFailure: reportFailure)
+                reportFailure: @escaping @Sendable (any Error, Request) -> Void = { _, _ in },
+                classifyFailure: @escaping @Sendable (any Error) -> HTTPError? = { _ in nil }) {
+        parts = Parts(router: router, middleware: middleware, renderError: renderError, reportFailure: reportFailure,
+                      classifyFailure: classifyFailure)
     }
 
     /// The in-process entry point: handles a request completely and returns the response.
@@ -111,6 +117,7 @@ public struct RequestPipeline: Sendable {
     private func errorResponse(_ error: any Error, _ request: Request) -> Response {
         if let error = error as? HTTPError { return renderError(error, request) }
         reportFailure(error, request)
+        if let answer = parts.classifyFailure(error) { return renderError(answer, request) }
         return renderError(HTTPError(.internalServerError, "Something went wrong on our side. It has been logged."), request)
     }
 

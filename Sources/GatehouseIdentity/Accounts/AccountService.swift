@@ -33,7 +33,7 @@ public struct AccountService: Sendable {
     /// Creates a password account, or reports that the address has one. Both cost the same Argon2id hash.
     public func signUp(email rawEmail: String, password: String, displayName: String?,
                        context: ClientContext) async throws -> SignUpOutcome {
-        if let wait = try await limiter.hit(limits.signUpPerIP, key: context.ip ?? "-") {
+        if let wait = try await limiter.hit(limits.signUpPerIP, key: limits.ipKey(context.ip)) {
             throw AccountError.rateLimited(retryAfter: wait)
         }
         guard let email = EmailAddress(rawEmail) else { throw AccountError.invalidEmail }
@@ -76,21 +76,33 @@ public struct AccountService: Sendable {
 
     /// Checks an email and password. Unknown emails cost the same Argon2id verification as known ones
     /// and get the same answer, so neither the reply nor its timing tells whether an account exists.
+    ///
+    /// Only failures are counted, per IP (network) and per account: an address that many users sign in
+    /// from is never limited by their successes. Once failures reach a limit the attempt is refused
+    /// before any hash is computed, even with the right password (the back-off must be waited out), but
+    /// only for that address or that account. The audit entry names the reason for operators.
     public func authenticate(email rawEmail: String, password: String, context: ClientContext) async throws -> User {
         let accountKey = EmailAddress(rawEmail)?.value ?? rawEmail.trimmingASCIIWhitespace().lowercased()
-        let ipWait = try await limiter.hit(limits.signInPerIP, key: context.ip ?? "-")
-        let accountWait = try await limiter.hit(limits.signInPerAccount, key: accountKey)
+        let ipKey = limits.ipKey(context.ip)
+        let ipWait = try await limiter.wait(limits.signInPerIP, key: ipKey)
+        let accountWait = try await limiter.wait(limits.signInPerAccount, key: accountKey)
         if let wait = [ipWait, accountWait].compactMap({ $0 }).max() {
-            await audit.record(.signInRateLimited, userId: nil, context: context, details: ["email": accountKey])
+            let limit = ipWait == wait ? "ip" : "account"
+            await audit.record(.signInRateLimited, userId: nil, context: context,
+                               details: ["email": accountKey, "reason": "rate_limited", "limit": limit,
+                                         "retry_after": String(Int(wait.rounded(.up)))])
             throw AccountError.rateLimited(retryAfter: wait)
         }
         let user = EmailAddress(rawEmail) == nil ? nil : try await database.users.find(email: accountKey)
         guard await hasher.verify(password, against: user?.passwordHash), var user else {
-            await audit.record(.signInFailed, userId: user?.id, context: context, details: ["email": accountKey])
+            try await limiter.recordFailure(limits.signInPerIP, key: ipKey)
+            try await limiter.recordFailure(limits.signInPerAccount, key: accountKey)
+            let reason = user == nil ? "unknown_account" : user?.passwordHash == nil ? "no_password" : "wrong_password"
+            await audit.record(.signInFailed, userId: user?.id, context: context, details: ["email": accountKey, "reason": reason])
             throw AccountError.invalidCredentials
         }
         if user.disabled {
-            await audit.record(.signInFailed, userId: user.id, context: context, details: ["reason": "disabled"])
+            await audit.record(.signInFailed, userId: user.id, context: context, details: ["reason": "account_disabled"])
             throw AccountError.accountDisabled
         }
         try await limiter.reset(limits.signInPerAccount, key: accountKey)

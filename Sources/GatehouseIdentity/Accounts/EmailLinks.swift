@@ -32,7 +32,7 @@ public struct EmailLinks: Sendable {
     /// background), so neither the
     /// answer, nor its timing, nor the mail count tells whether an account exists (issue #14 item 13).
     public func requestPasswordReset(email rawEmail: String, context: ClientContext) async throws {
-        if let wait = try await limiter.hit(limits.passwordForgotPerIP, key: context.ip ?? "-") {
+        if let wait = try await limiter.hit(limits.passwordForgotPerIP, key: limits.ipKey(context.ip)) {
             throw AccountError.rateLimited(retryAfter: wait)
         }
         guard let email = EmailAddress(rawEmail) else { throw AccountError.invalidEmail }
@@ -81,7 +81,7 @@ public struct EmailLinks: Sendable {
 
     /// Sets a new password from a reset link; ends every session of the account.
     public func resetPassword(token: String, newPassword: String, context: ClientContext) async throws -> User {
-        if let wait = try await limiter.hit(limits.passwordResetPerIP, key: context.ip ?? "-") {
+        if let wait = try await limiter.hit(limits.passwordResetPerIP, key: limits.ipKey(context.ip)) {
             throw AccountError.rateLimited(retryAfter: wait)
         }
         if let problem = accounts.passwordPolicy.problem(with: newPassword, email: nil) {

@@ -7,13 +7,17 @@ public struct AuditTrail: Sendable {
     let store: any AuditLogStore
     let clock: IdentityClock
     let onFailure: @Sendable (any Error) -> Void
+    /// Sees every entry as it is recorded (the server logs failures with their reason).
+    let observe: (@Sendable (AuditEventType, _ userId: String?, ClientContext, _ details: [String: String]) -> Void)?
 
     public init(store: any AuditLogStore, clock: IdentityClock = .system,
-                onFailure: @escaping @Sendable (any Error) -> Void = { _ in }) {
-        self.store = store; self.clock = clock; self.onFailure = onFailure
+                onFailure: @escaping @Sendable (any Error) -> Void = { _ in },
+                observe: (@Sendable (AuditEventType, _ userId: String?, ClientContext, _ details: [String: String]) -> Void)? = nil) {
+        self.store = store; self.clock = clock; self.onFailure = onFailure; self.observe = observe
     }
 
     public func record(_ type: AuditEventType, userId: String?, context: ClientContext, details: [String: String] = [:]) async {
+        observe?(type, userId, context, details)
         let json: String
         if details.isEmpty {
             json = "{}"

@@ -1,4 +1,5 @@
 import Foundation
+import GatehouseNetwork
 
 /// A limit of `limit` attempts per `window` for one kind of action, keyed by IP or account.
 public struct RateLimitRule: Sendable, Equatable {
@@ -12,16 +13,22 @@ public struct RateLimitRule: Sendable, Equatable {
 }
 
 /// The limits Gatehouse applies; every one lives in the store, so it holds across processes.
+///
+/// Sign-in limits count **failures only**: a proxy, a carrier NAT or an office behind one address can
+/// sign in any number of users, while guesses from that address are refused (without the cost of a
+/// password hash) once its failures reach the limit. Config keys are `rate_limits.<property in snake case>`.
 public struct RateLimitPolicy: Sendable {
-    /// Sign-in attempts per client IP.
+    /// Failed sign-ins per client IP (IPv6 keyed by its `/ipv6PrefixLength` network).
     public var signInPerIP: [RateLimitRule]
-    /// Sign-in attempts per account (email), tiered so repeated failures back off exponentially:
-    /// 5 a minute, then 10 per 15 minutes, then 20 an hour. A success resets them.
+    /// Failed sign-ins per account (email), tiered so repeated failures back off: 5 a minute, then 10
+    /// per 15 minutes, then 20 an hour. While backed off even the right password waits; a success resets them.
     public var signInPerAccount: [RateLimitRule]
     public var signUpPerIP: [RateLimitRule]
     public var passwordForgotPerIP: [RateLimitRule]
     public var passwordForgotPerAccount: [RateLimitRule]
     public var passwordResetPerIP: [RateLimitRule]
+    /// IPv6 clients are keyed by this prefix: one subscriber usually holds a whole /64.
+    public var ipv6PrefixLength: Int
     /// Current-password checks of a signed-in account (`/account/password`, `/account/delete`), per account.
     public var currentPasswordPerAccount = [RateLimitRule(bucket: "password_check.account", limit: 5, window: 900)]
 
@@ -34,10 +41,11 @@ public struct RateLimitPolicy: Sendable {
                 signUpPerIP: [RateLimitRule] = [RateLimitRule(bucket: "sign_up.ip", limit: 10, window: 600)],
                 passwordForgotPerIP: [RateLimitRule] = [RateLimitRule(bucket: "password_forgot.ip", limit: 10, window: 600)],
                 passwordForgotPerAccount: [RateLimitRule] = [RateLimitRule(bucket: "password_forgot.account", limit: 3, window: 900)],
-                passwordResetPerIP: [RateLimitRule] = [RateLimitRule(bucket: "password_reset.ip", limit: 20, window: 600)]) {
+                passwordResetPerIP: [RateLimitRule] = [RateLimitRule(bucket: "password_reset.ip", limit: 20, window: 600)],
+                ipv6PrefixLength: Int = 64) {
         self.signInPerIP = signInPerIP; self.signInPerAccount = signInPerAccount; self.signUpPerIP = signUpPerIP
         self.passwordForgotPerIP = passwordForgotPerIP; self.passwordForgotPerAccount = passwordForgotPerAccount
-        self.passwordResetPerIP = passwordResetPerIP
+        self.passwordResetPerIP = passwordResetPerIP; self.ipv6PrefixLength = ipv6PrefixLength
     }
 
     /// No limits at all: for benchmarks and load tests only, never production.
@@ -47,4 +55,12 @@ public struct RateLimitPolicy: Sendable {
         policy.currentPasswordPerAccount = []
         return policy
     }()
+
+    /// The key per-IP rules count under: the IPv4 address, or the IPv6 address's network
+    /// (`2001:db8:1:2::/64`), so rotating addresses inside one allocation gains an attacker nothing.
+    public func ipKey(_ ip: String?) -> String {
+        guard let ip, let address = IPAddress(ip) else { return ip ?? "-" }
+        if address.isIPv4 { return address.description }
+        return "\(address.masked(to: ipv6PrefixLength))/\(ipv6PrefixLength)"
+    }
 }

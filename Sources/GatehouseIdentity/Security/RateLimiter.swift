@@ -1,8 +1,11 @@
 import Foundation
 import GatehouseStore
 
-/// Applies `RateLimitRule`s through the store. Every rule is hit (so each window keeps counting) and
-/// the strictest answer wins.
+/// Applies `RateLimitRule`s through the store, the strictest answer winning.
+///
+/// Two styles: `hit` counts every attempt (sign-up, reset mails); `wait` + `recordFailure` count only
+/// failed attempts while refusing once the failures reach a limit (sign-in), so successes never use
+/// up a shared address's allowance.
 public struct RateLimiter: Sendable {
     let store: any RateLimitStore
     let clock: IdentityClock
@@ -18,6 +21,23 @@ public struct RateLimiter: Sendable {
             if !decision.allowed { wait = max(wait ?? 0, decision.retryAfter) }
         }
         return wait
+    }
+
+    /// How long `key` must wait because its counted failures already reached a rule's limit; nil when
+    /// it may try. Counts nothing.
+    public func wait(_ rules: [RateLimitRule], key: String) async throws -> TimeInterval? {
+        var wait: TimeInterval?
+        let now = clock.now()
+        for rule in rules {
+            guard let window = try await store.peek(bucket: rule.bucket, key: key, now: now), window.hits >= rule.limit else { continue }
+            wait = max(wait ?? 0, window.end.timeIntervalSince(now))
+        }
+        return wait
+    }
+
+    /// Counts one failure against each rule for `key`.
+    public func recordFailure(_ rules: [RateLimitRule], key: String) async throws {
+        _ = try await hit(rules, key: key)
     }
 
     /// Forgets the attempts counted for `key` (after a success).

@@ -225,6 +225,11 @@ enum PostgresMigrations {
             CREATE INDEX provider_events_by_subject ON provider_events (provider, subject, event_time);
             CREATE INDEX provider_events_by_received ON provider_events (received_at);
             """),
+        // `gatehouse audit --event … --ip …` without scanning the whole log.
+        PostgresMigration(version: 24, name: "audit_log_search", sql: """
+            CREATE INDEX audit_log_by_event ON audit_log (event_type, occurred_at);
+            CREATE INDEX audit_log_by_ip ON audit_log (ip, occurred_at);
+            """),
         // The id an imported user had in the product (`gatehouse user import`); NULLs never collide.
         PostgresMigration(version: 40, name: "users_external_id", sql: """
             ALTER TABLE users ADD COLUMN external_id TEXT COLLATE "C";

@@ -30,6 +30,29 @@ struct PostgresAuditLogStore: AuditLogStore {
         }
     }
 
+    func search(_ query: AuditQuery) async throws -> [AuditRecord] {
+        let (conditions, values) = query.whereClause(placeholder: { "$\($0)" })
+        var parameters: [any PostgresBindable] = values.map { value -> any PostgresBindable in
+            switch value {
+            case .text(let text): text
+            case .date(let date): date
+            }
+        }
+        let limitPlaceholder = "$\(values.count + 1)"
+        parameters.append(min(max(query.limit, 1), 1000))
+        let bound = parameters
+        return try await pool.withConnection { db in
+            try db.query("""
+                SELECT sequence, occurred_at, user_id, event_type, ip, user_agent, details FROM audit_log
+                \(conditions) ORDER BY occurred_at DESC, sequence DESC LIMIT \(limitPlaceholder)
+                """, bound) { row in
+                AuditRecord(sequence: row.int64(0), event: AuditEvent(
+                    occurredAt: row.date(1), userId: row.optionalText(2), type: row.text(3), ip: row.optionalText(4),
+                    userAgent: row.optionalText(5), details: row.text(6)))
+            }
+        }
+    }
+
     func count(userId: String?) async throws -> Int {
         try await pool.withConnection { db in
             if let userId {

@@ -30,6 +30,16 @@ struct PostgresRateLimitStore: RateLimitStore {
         return RateLimitDecision(allowed: allowed, count: counted.hits, retryAfter: retryAfter)
     }
 
+    func peek(bucket: String, key: String, now: Date) async throws -> RateLimitWindow? {
+        let nowMs = now.millisecondsSinceEpoch
+        let window = try await pool.withConnection { db in
+            try db.queryOne("""
+                SELECT hits, window_end FROM rate_limits WHERE bucket = $1 AND limit_key = $2 AND window_end > $3
+                """, [bucket, key, nowMs]) { row in (hits: row.int(0), end: row.int64(1)) }
+        }
+        return window.map { RateLimitWindow(hits: $0.hits, end: Date(timeIntervalSince1970: Double($0.end) / 1000)) }
+    }
+
     func reset(bucket: String, key: String) async throws {
         _ = try await pool.withConnection { db in
             try db.run("DELETE FROM rate_limits WHERE bucket = $1 AND limit_key = $2", [bucket, key])

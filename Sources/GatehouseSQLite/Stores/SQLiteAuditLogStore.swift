@@ -30,6 +30,29 @@ struct SQLiteAuditLogStore: AuditLogStore {
         }
     }
 
+    func search(_ query: AuditQuery) async throws -> [AuditRecord] {
+        let (conditions, values) = query.whereClause(placeholder: { _ in "?" })
+        var parameters: [any SQLiteBindable] = values.map { value -> any SQLiteBindable in
+            switch value {
+            case .text(let text): text
+            case .date(let date): date
+            }
+        }
+        let limitPlaceholder = "?"
+        parameters.append(min(max(query.limit, 1), 1000))
+        let bound = parameters
+        return try await pool.read { db in
+            try db.query("""
+                SELECT sequence, occurred_at, user_id, event_type, ip, user_agent, details FROM audit_log
+                \(conditions) ORDER BY occurred_at DESC, sequence DESC LIMIT \(limitPlaceholder)
+                """, bound) { row in
+                AuditRecord(sequence: row.int64(0), event: AuditEvent(
+                    occurredAt: row.date(1), userId: row.optionalText(2), type: row.text(3), ip: row.optionalText(4),
+                    userAgent: row.optionalText(5), details: row.text(6)))
+            }
+        }
+    }
+
     func count(userId: String?) async throws -> Int {
         try await pool.read { db in
             if let userId {

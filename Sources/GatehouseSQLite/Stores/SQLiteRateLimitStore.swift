@@ -29,6 +29,16 @@ struct SQLiteRateLimitStore: RateLimitStore {
         return RateLimitDecision(allowed: allowed, count: counted.hits, retryAfter: retryAfter)
     }
 
+    func peek(bucket: String, key: String, now: Date) async throws -> RateLimitWindow? {
+        let nowMs = now.millisecondsSinceEpoch
+        let window = try await pool.read { db in
+            try db.queryOne("""
+                SELECT hits, window_end FROM rate_limits WHERE bucket = ? AND limit_key = ? AND window_end > ?
+                """, [bucket, key, nowMs]) { row in (hits: row.int(0), end: row.int64(1)) }
+        }
+        return window.map { RateLimitWindow(hits: $0.hits, end: Date(timeIntervalSince1970: Double($0.end) / 1000)) }
+    }
+
     func reset(bucket: String, key: String) async throws {
         _ = try await pool.write { db in
             try db.run("DELETE FROM rate_limits WHERE bucket = ? AND limit_key = ?", [bucket, key])

@@ -96,7 +96,8 @@ public struct GatehouseApp: Sendable {
                      keys: services.keys, settings: configuration.oauth, audit: services.audit, clock: services.clock)
             .register(into: &router)
 
-        var middleware: [any Middleware] = [MetricsMiddleware(metrics)]
+        // First: every later step (logs, limits, sessions, audit) sees the client's address, not the proxy's.
+        var middleware: [any Middleware] = [ClientAddressMiddleware(resolver: configuration.clientAddresses), MetricsMiddleware(metrics)]
         if configuration.accessLog {
             middleware.append(AccessLogMiddleware(sink: accessLogSink ?? AccessLogMiddleware.standardOutput))
         }
@@ -106,11 +107,11 @@ public struct GatehouseApp: Sendable {
         middleware.append(BasePathMiddleware(configuration.basePath))
         let errors = PageErrorRenderer(layout: layout)
         pipeline = RequestPipeline(router: router, middleware: middleware, renderError: errors.render, reportFailure: { error, request in
-            // The client gets a bare 500 with the request id; the detail stays in the log.
+            // The client gets a bare 500 (or 503) with the request id; the detail stays in the log.
             if error is StoreError { databaseErrors.increment([request.route ?? "unknown"]) }
             log.error("unhandled error", [("request_id", request.requestID), ("route", request.route ?? ""),
                                           ("error", String(describing: error))])
-        })
+        }, classifyFailure: DatabaseOutage.answer)
     }
 
     /// Attempts the provider token revocations that are due (claimed atomically). The maintenance job runner

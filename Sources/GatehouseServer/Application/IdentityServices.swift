@@ -37,7 +37,7 @@ public struct IdentityServices: Sendable {
         audit = AuditTrail(store: database.auditLog, clock: clock, onFailure: { error in
             databaseErrors.increment(["audit"])
             log.error("audit write failed", [("error", String(describing: error))])
-        })
+        }, observe: SecurityEventLog(log: log).observe)
         sessions = SessionService(database: database, policy: configuration.sessions, clock: clock,
                                   accessTokenLifetime: configuration.oauth.accessTokenLifetime)
         accounts = AccountService(database: database, hasher: hasher, passwordPolicy: configuration.passwordPolicy,

@@ -2,6 +2,7 @@ import Foundation
 import GatehouseCrypto
 import GatehouseIdentity
 import GatehouseMail
+import GatehouseNetwork
 
 /// The optional JSON configuration file: structured settings that do not fit environment variables.
 ///
@@ -50,7 +51,9 @@ struct ConfigFile {
             configuration.accessLog = flag
         }
         if let http = try section("http", known: ["max_body_bytes", "max_header_bytes", "connection_timeout_seconds", "max_connections",
-                                                  "max_connections_per_ip", "io_threads", "shutdown_grace_seconds"]) {
+                                                  "max_connections_per_ip", "io_threads", "shutdown_grace_seconds",
+                                                  "trusted_proxies", "client_address_header", "header_timeout_seconds",
+                                                  "minimum_receive_bytes_per_second"]) {
             try applyHTTP(http, to: &configuration)
         }
         if let sessions = try section("sessions", known: ["idle_timeout_seconds", "absolute_timeout_seconds"]) {
@@ -126,11 +129,8 @@ struct ConfigFile {
             }
             configuration.subjectSource = source
         }
-        if let limits = try section("rate_limits", known: ["enabled"]) {
-            guard let enabled = limits.values["enabled"] as? Bool, CFGetTypeIsBoolean(limits.values["enabled"] as Any) else {
-                throw ConfigurationError(key: "rate_limits.enabled", problem: "must be true or false")
-            }
-            if !enabled { configuration.rateLimits = RateLimitPolicy.disabled }
+        if let limits = try section("rate_limits", known: RateLimitsConfigParser.knownKeys) {
+            try RateLimitsConfigParser.apply(limits, to: &configuration.rateLimits)
         }
     }
 
@@ -184,8 +184,36 @@ struct ConfigFile {
         if let v = try integer("max_connections_per_ip", 1...1_000_000) { configuration.http.maxConnectionsPerIP = v }
         if let v = try integer("io_threads", 1...256) { configuration.http.ioThreads = v }
         if let v = try integer("shutdown_grace_seconds", 0...3_600) { configuration.http.shutdownGraceSeconds = Double(v) }
+        if let v = try integer("header_timeout_seconds", 1...3_600) { configuration.http.headerTimeoutSeconds = v }
+        if let v = try integer("minimum_receive_bytes_per_second", 0...1_000_000) { configuration.http.minimumReceiveBytesPerSecond = v }
+        var header = configuration.clientAddresses.header
+        if let value = http.values["client_address_header"] {
+            guard let text = value as? String,
+                  let parsed = ClientAddressResolver.Header.allCases.first(where: { $0.rawValue.lowercased() == text.lowercased() }) else {
+                throw ConfigurationError(key: "http.client_address_header", problem: "must be \"X-Forwarded-For\" or \"Forwarded\"")
+            }
+            header = parsed
+        }
+        var proxies = configuration.clientAddresses.trustedProxies
+        if let value = http.values["trusted_proxies"] {
+            guard let list = value as? [Any] else {
+                throw ConfigurationError(key: "http.trusted_proxies", problem: "must be an array of CIDR blocks such as \"127.0.0.1/32\"")
+            }
+            proxies = []
+            for (index, item) in list.enumerated() {
+                guard let text = item as? String, let network = IPNetwork(text) else {
+                    throw ConfigurationError(key: "http.trusted_proxies[\(index)]",
+                                             problem: "must be an IPv4 or IPv6 CIDR block such as \"10.0.0.0/8\" or \"::1/128\"")
+                }
+                proxies.append(network)
+            }
+        }
+        configuration.clientAddresses = ClientAddressResolver(trustedProxies: proxies, header: header)
     }
 }
+
+/// Whether a decoded JSON value is `true`/`false` (not 0 or 1).
+func isJSONBoolean(_ value: Any) -> Bool { CFGetTypeIsBoolean(value) }
 
 /// JSONSerialization gives booleans as NSNumber; tell them apart from 0 and 1.
 private func CFGetTypeIsBoolean(_ value: Any) -> Bool {

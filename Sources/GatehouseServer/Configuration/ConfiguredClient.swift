@@ -56,12 +56,7 @@ public struct ConfiguredClient: Sendable {
             throw ConfigurationError(key: "\(prefix).secret", problem: "must be at least 32 characters (e.g. openssl rand -base64 32)")
         }
         var metadata = "{}"
-        if let native = object["native"] {
-            guard JSONSerialization.isValidJSONObject(native), let data = try? JSONSerialization.data(withJSONObject: native, options: [.sortedKeys]) else {
-                throw ConfigurationError(key: "\(prefix).native", problem: "must be an object")
-            }
-            metadata = String(decoding: data, as: UTF8.self)
-        }
+        if let native = object["native"] { metadata = try NativeConfigParser.parse(native, key: "\(prefix).native") }
         if let algorithm = try string("id_token_signed_response_alg") {
             guard ["RS256", "ES256"].contains(algorithm) else {
                 throw ConfigurationError(key: "\(prefix).id_token_signed_response_alg", problem: "must be RS256 or ES256")

@@ -4,6 +4,7 @@ import GatehouseHTTP
 import GatehouseHTTPServer
 import GatehouseIdentity
 import GatehouseMail
+import GatehouseNetwork
 
 /// Everything Gatehouse needs to start, from the environment and an optional JSON file.
 public struct GatehouseConfiguration: Sendable {
@@ -23,6 +24,8 @@ public struct GatehouseConfiguration: Sendable {
     /// Whether an imported user's external id becomes their `sub` (`users.subject_source`).
     public var subjectSource: SubjectSource = .gatehouse
     public var rateLimits = RateLimitPolicy()
+    /// Who the client is behind reverse proxies (`http.trusted_proxies`, `http.client_address_header`).
+    public var clientAddresses = ClientAddressResolver(trustedProxies: [])
     /// SMTP settings from the `mail` section; nil means the log mailer (development).
     public var smtp: SMTPConfiguration?
     /// The authorization server's lifetimes and scopes; its issuer is the public URL.

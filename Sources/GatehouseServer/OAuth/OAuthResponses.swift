@@ -24,6 +24,17 @@ enum OAuthResponses {
         return response
     }
 
+    /// The answer for an error no OAuth rule produced: 503 `temporarily_unavailable` with `Retry-After`
+    /// while the database is out of reach, otherwise 500 `server_error`.
+    static func unexpected(_ error: any Error) -> Response {
+        guard let outage = DatabaseOutage.answer(for: error) else {
+            return self.error(OAuthError(.serverError, "Something went wrong on our side."))
+        }
+        var response = self.error(OAuthError(.temporarilyUnavailable, outage.publicMessage))
+        for (name, value) in outage.headers { response.headers.set(name, value) }
+        return response
+    }
+
     static func json(_ value: some Encodable) -> Response {
         var response = Response.json(value)
         noStore(&response)

@@ -45,7 +45,7 @@ struct TokenRoutes: Sendable {
                 return OAuthResponses.error(error)
             } catch {
                 log.error("userinfo failed", [("request_id", request.requestID), ("error", String(describing: error))])
-                return OAuthResponses.error(OAuthError(.serverError, "Something went wrong on our side."))
+                return OAuthResponses.unexpected(error)
             }
         }
         router.get("/oauth/userinfo", userinfo)
@@ -70,7 +70,7 @@ struct TokenRoutes: Sendable {
         } catch {
             log.error("oauth endpoint failed", [("request_id", request.requestID), ("route", request.route ?? ""),
                                                 ("error", String(describing: error))])
-            response = OAuthResponses.error(OAuthError(.serverError, "Something went wrong on our side."))
+            response = OAuthResponses.unexpected(error)
         }
         OAuthResponses.allowCORS(&response, request: request, allowed: await origins.origins())
         return response

@@ -19,11 +19,15 @@ public struct ProvidersCheck: Sendable {
 
     let transport: any ProviderTransport
     let timeoutSeconds: Int
+    /// The Apple callback URL sent with the dummy code (Apple checks credentials before it).
+    let redirectURI: String
 
     /// - Parameter transport: defaults to the server's own (URLSession, the configured time limit), so the
     ///   check sees the network the way sign-ins will.
-    public init(timeoutSeconds: Int, transport: (any ProviderTransport)? = nil) {
+    public init(timeoutSeconds: Int, transport: (any ProviderTransport)? = nil,
+                appleRedirectURI: String = "https://gatehouse.invalid/auth/apple/callback") {
         self.timeoutSeconds = timeoutSeconds
+        self.redirectURI = appleRedirectURI
         let base = transport ?? URLSessionProviderTransport(timeoutSeconds: timeoutSeconds)
         self.transport = TimeLimitedTransport(PlainErrorTransport(inner: base), timeout: .seconds(timeoutSeconds))
     }
@@ -41,8 +45,9 @@ public struct ProvidersCheck: Sendable {
     func check(apple settings: AppleSettings) async -> Result {
         var result = Result(provider: "apple", ok: true, notes: [])
         // Building the provider loads the .p8 key the way sign-ins will (the parser checked its curve).
+        var provider: AppleProvider?
         do {
-            _ = try AppleProvider(settings: settings, transport: transport)
+            provider = try AppleProvider(settings: settings, transport: transport)
             result.notes.append("the .p8 key (key id \(settings.keyID)) is an EC P-256 key for client secrets")
         } catch {
             result.fail("the .p8 key cannot be used: \(error)")
@@ -51,8 +56,36 @@ public struct ProvidersCheck: Sendable {
                             ("revocation", settings.revocationEndpoint)] {
             if let problem = Self.urlProblem(url) { result.fail("the \(name) endpoint \(url.absoluteString) \(problem)") }
         }
+        if let provider, Self.urlProblem(settings.tokenEndpoint) == nil {
+            await checkAppleCredentials(provider, into: &result)
+        }
         await checkJWKS(settings.jwksURI, into: &result)
+        if settings.extraAudiences.isEmpty {
+            result.notes.append("note: no \"audiences\" (app bundle ids): native Sign in with Apple and Apple's server notifications "
+                                + "for app users are refused until you list them")
+        }
         return result
+    }
+
+    /// Asks Apple's token endpoint to redeem a dummy code with a freshly minted client secret.
+    private func checkAppleCredentials(_ provider: AppleProvider, into result: inout Result) async {
+        let endpoint = provider.settings.tokenEndpoint.absoluteString
+        do {
+            switch try await provider.probeCredentials(redirectURI: redirectURI) {
+            case .accepted:
+                result.notes.append("Apple accepted the client secret (team id \(provider.settings.teamID), key id \(provider.settings.keyID), "
+                                    + "Services ID \(provider.settings.clientID)): a dummy code got invalid_grant, not invalid_client")
+            case .rejected:
+                result.fail("Apple refused the client secret with invalid_client: the team id \(provider.settings.teamID), key id "
+                            + "\(provider.settings.keyID), .p8 key and Services ID \(provider.settings.clientID) do not belong together "
+                            + "(check each in the Apple Developer console: the key must be enabled for Sign in with Apple "
+                            + "and linked to this Services ID's primary App ID)")
+            case .unexpected(let code):
+                result.fail("Apple's token endpoint \(endpoint) answered \(code) to a dummy code (expected invalid_grant)")
+            }
+        } catch {
+            result.fail(describe(error, fetching: "the token endpoint", at: provider.settings.tokenEndpoint))
+        }
     }
 
     func check(oidc settings: OIDCSettings) async -> Result {

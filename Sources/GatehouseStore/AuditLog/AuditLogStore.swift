@@ -9,6 +9,9 @@ public protocol AuditLogStore: Sendable {
     /// The user's most recent events, newest first, at most `limit` (1…1000).
     func list(userId: String, limit: Int) async throws -> [AuditRecord]
 
+    /// Events matching every condition of `query`, newest first, at most `query.limit` (1…1000).
+    func search(_ query: AuditQuery) async throws -> [AuditRecord]
+
     /// Number of events, of one user or (nil) of everyone.
     func count(userId: String?) async throws -> Int
 

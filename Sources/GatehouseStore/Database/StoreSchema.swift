@@ -30,6 +30,7 @@ public enum StoreSchema {
         Version(number: 15, name: "leases"),
         Version(number: 20, name: "provider_token_client_ids"),
         Version(number: 21, name: "provider_events"),
+        Version(number: 24, name: "audit_log_search"),
         Version(number: 40, name: "users_external_id"),
     ]
 

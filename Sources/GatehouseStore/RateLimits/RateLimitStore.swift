@@ -11,6 +11,11 @@ public protocol RateLimitStore: Sendable {
     func hit(bucket: String, key: String, window: TimeInterval, limit: Int, now: Date) async throws
         -> RateLimitDecision
 
+    /// Reads a counter without counting a hit: the hits of its current window and when that window
+    /// ends, or nil when there is no counter or its window has ended. Lets callers count only
+    /// failures while still refusing once a limit is reached.
+    func peek(bucket: String, key: String, now: Date) async throws -> RateLimitWindow?
+
     /// Forgets the counter (e.g. after a successful sign-in).
     func reset(bucket: String, key: String) async throws
 

@@ -75,3 +75,20 @@ struct RateLimitStoreTests {
         }
     }
 }
+
+@Suite("RateLimitStore peek conformance")
+struct RateLimitPeekTests {
+    @Test(arguments: StoreBackends.all)
+    func peekReadsTheLiveWindowWithoutCounting(_ backend: StoreBackend) async throws {
+        try await withDatabase(backend) { db in
+            let limits = db.rateLimits
+            #expect(try await limits.peek(bucket: "login", key: "a", now: TestTime.at(0)) == nil)
+            for _ in 0..<3 { _ = try await limits.hit(bucket: "login", key: "a", window: 60, limit: 5, now: TestTime.at(1)) }
+            let window = try await limits.peek(bucket: "login", key: "a", now: TestTime.at(2))
+            #expect(window == RateLimitWindow(hits: 3, end: TestTime.at(61)))
+            #expect(try await limits.peek(bucket: "login", key: "a", now: TestTime.at(30))?.hits == 3, "peeking counts nothing")
+            #expect(try await limits.peek(bucket: "login", key: "a", now: TestTime.at(61)) == nil, "the window has ended")
+            #expect(try await limits.peek(bucket: "other", key: "a", now: TestTime.at(2)) == nil)
+        }
+    }
+}

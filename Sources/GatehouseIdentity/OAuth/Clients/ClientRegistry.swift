@@ -88,14 +88,26 @@ public struct ClientRegistry: Sendable {
                                  allowLocalhost: registration.allowLocalhost, webOrigins: registration.webOrigins,
                                  metadata: registration.metadata, createdAt: now)
         if let existing = try await store.find(id: id) {
-            client.createdAt = existing.createdAt
-            client.updatedAt = existing.updatedAt
-            if client != existing {
-                client.updatedAt = now
-                try await store.update(client)
-            }
-        } else {
+            try await converge(client, onto: existing, at: now)
+            return
+        }
+        do {
             try await store.create(client)
+        } catch let error as StoreError where error.kind == .conflict {
+            // Another process starting at the same time on the same database created it first: bring
+            // that row in line instead of failing start-up (both apply the same file).
+            guard let existing = try await store.find(id: id) else { throw error }
+            try await converge(client, onto: existing, at: now)
+        }
+    }
+
+    private func converge(_ configured: OAuthClient, onto existing: OAuthClient, at now: Date) async throws {
+        var client = configured
+        client.createdAt = existing.createdAt
+        client.updatedAt = existing.updatedAt
+        if client != existing {
+            client.updatedAt = now
+            try await store.update(client)
         }
     }
 

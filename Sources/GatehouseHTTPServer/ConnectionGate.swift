@@ -1,0 +1,298 @@
+import CMicroHTTPD
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Accepts connections on the server's socket and decides, before libmicrohttpd sees them:
+///
+/// - past `maxConnections` (or `maxConnectionsPerIP` for one address) a new connection gets a `503` and
+///   is closed at once, never left waiting in the kernel's backlog;
+/// - its first bytes must look like an HTTP request line: blank lines, binary garbage, NUL bytes get a
+///   `400`, a TLS hello is closed; a connection that sends nothing is closed at the header deadline;
+/// - once handed to libmicrohttpd its request head must complete within `headerTimeoutSeconds` and a
+///   body must keep arriving at `minimumReceiveBytesPerSecond` (the sweeper below `shutdown(2)`s
+///   connections that do not: libmicrohttpd then closes them itself).
+///
+/// One thread runs the loop; it is cheap (a `poll` over the listening socket and the few connections
+/// that have not yet sent a request line, waking at least every 100 ms for the deadlines and to stop).
+final class ConnectionGate: Sendable {
+    struct Limits: Sendable {
+        var maxConnections: Int
+        var maxConnectionsPerIP: Int
+        var headerTimeoutMs: Int64
+        var idleTimeoutMs: Int64
+        var minimumBytesPerSecond: Int
+    }
+
+    /// Connections of the daemon, by their `ConnectionWatch`; guarded with the counters.
+    private struct Shared {
+        var watches: [ObjectIdentifier: ConnectionWatch] = [:]
+        /// Open connections by client address (screened and handed over alike).
+        var perAddress: [String: Int] = [:]
+        /// Connections being screened plus those handed to libmicrohttpd and not yet closed.
+        var open = 0
+        /// Accept times of connections handed over but not yet started, by descriptor.
+        var handedOverAt: [Int32: Int64] = [:]
+    }
+
+    let listenFD: Int32
+    private let limits: Limits
+    private let daemon: DaemonHandle
+    private let shared = Mutex(Shared())
+    private let stopping = Atomic<Bool>(false)
+    private let running = Atomic<Bool>(false)
+
+    init(listenFD: Int32, daemon: DaemonHandle, limits: Limits) {
+        self.listenFD = listenFD; self.daemon = daemon; self.limits = limits
+    }
+
+    func start() {
+        running.store(true, ordering: .releasing)
+        let thread = Thread { [self] in self.run() }
+        thread.name = "gatehouse-gate"
+        thread.start()
+    }
+
+    /// Stops accepting: closes the listening socket and every connection still being screened. Returns
+    /// once the loop has exited.
+    func stop() async {
+        guard !stopping.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        while running.load(ordering: .acquiring) { try? await Task.sleep(for: .milliseconds(2)) }
+        close(listenFD)
+    }
+
+    // MARK: libmicrohttpd's side (called on its threads)
+
+    /// A connection handed over has started in libmicrohttpd.
+    func started(_ watchFD: Int32, addressKey: String) -> ConnectionWatch {
+        shared.withLock { state in
+            let acceptedAt = state.handedOverAt.removeValue(forKey: watchFD) ?? MonotonicClock.milliseconds()
+            let watch = ConnectionWatch(fd: watchFD, addressKey: Array(addressKey.utf8), acceptedAt: acceptedAt)
+            state.watches[ObjectIdentifier(watch)] = watch
+            return watch
+        }
+    }
+
+    /// libmicrohttpd is closing the connection (its descriptor is still open during this call).
+    func closed(_ watch: ConnectionWatch) {
+        shared.withLock { state in
+            state.watches[ObjectIdentifier(watch)] = nil
+            state.open -= 1
+            Self.release(String(decoding: watch.addressKey, as: UTF8.self), in: &state)
+        }
+    }
+
+    private static func release(_ key: String, in state: inout Shared) {
+        if let count = state.perAddress[key], count > 1 { state.perAddress[key] = count - 1 } else { state.perAddress[key] = nil }
+    }
+
+    // MARK: the loop
+
+    private struct Screening {
+        var acceptedAt: Int64
+        var address: [UInt8]
+        var key: String
+        /// Bytes seen at the last peek; a re-peek is due at `recheckAt` (a peek does not consume, so
+        /// the descriptor stays readable and is not polled again until then).
+        var seen = 0
+        var recheckAt: Int64?
+    }
+
+    private func run() {
+        defer { running.store(false, ordering: .releasing) }
+        var screening: [Int32: Screening] = [:]
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 16 * 1024, alignment: 8)
+        defer { buffer.deallocate() }
+        var lastSweep: Int64 = 0
+        var fds: [pollfd] = []
+        while !stopping.load(ordering: .acquiring) {
+            fds.removeAll(keepingCapacity: true)
+            fds.append(pollfd(fd: listenFD, events: Int16(POLLIN), revents: 0))
+            var nextRecheck: Int64 = .max
+            for (fd, entry) in screening {
+                if let recheck = entry.recheckAt { nextRecheck = min(nextRecheck, recheck) } else {
+                    fds.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0))
+                }
+            }
+            let now0 = MonotonicClock.milliseconds()
+            let timeout = Int32(max(0, min(100, nextRecheck == .max ? 100 : nextRecheck - now0)))
+            let ready = poll(&fds, nfds_t(fds.count), timeout)
+            if stopping.load(ordering: .acquiring) { break }
+            let now = MonotonicClock.milliseconds()
+            if ready > 0 {
+                if fds[0].revents & Int16(POLLIN) != 0 { acceptAll(into: &screening, now: now) }
+                for entry in fds.dropFirst(1) where entry.revents != 0 {
+                    screen(entry.fd, &screening, buffer: buffer, now: now)
+                }
+            }
+            for (fd, entry) in screening {
+                if let recheck = entry.recheckAt, recheck <= now { screen(fd, &screening, buffer: buffer, now: now) }
+            }
+            if now - lastSweep >= 100 {
+                lastSweep = now
+                expireScreening(&screening, now: now)
+                sweepDaemonConnections(now: now)
+            }
+        }
+        for fd in screening.keys { close(fd) }
+        shared.withLock { state in
+            for (_, entry) in screening { state.open -= 1; Self.release(entry.key, in: &state) }
+        }
+    }
+
+    private func acceptAll(into screening: inout [Int32: Screening], now: Int64) {
+        while true {
+            var storage = sockaddr_storage()
+            var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+            let fd = withUnsafeMutablePointer(to: &storage) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    accept(listenFD, $0, &length)
+                }
+            }
+            guard fd >= 0 else { return }   // EAGAIN (drained), or EMFILE and friends: retried next round
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+            let address = withUnsafeBytes(of: &storage) { Array($0.prefix(Int(length))) }
+            let key = Self.addressText(storage)
+            let admitted = shared.withLock { state -> Bool in
+                guard state.open < limits.maxConnections, (state.perAddress[key] ?? 0) < limits.maxConnectionsPerIP else { return false }
+                state.open += 1
+                state.perAddress[key, default: 0] += 1
+                return true
+            }
+            if admitted {
+                screening[fd] = Screening(acceptedAt: now, address: address, key: key)
+            } else {
+                Self.answer(fd, Self.tooManyConnections)
+            }
+        }
+    }
+
+    private func screen(_ fd: Int32, _ screening: inout [Int32: Screening], buffer: UnsafeMutableRawBufferPointer, now: Int64) {
+        guard var entry = screening[fd] else { return }
+        let count = recv(fd, buffer.baseAddress, buffer.count, Int32(MSG_PEEK) | Int32(MSG_DONTWAIT))
+        if count < 0, errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR {
+            entry.recheckAt = nil
+            screening[fd] = entry
+            return
+        }
+        guard count > 0 else {   // closed by the client, or an error
+            drop(fd, &screening, answer: nil)
+            return
+        }
+        switch RequestHeadScreen.classify(UnsafeRawBufferPointer(rebasing: buffer[..<count])) {
+        case .needMore:
+            // Peeked bytes stay readable; look again shortly instead of polling (which would spin).
+            let grew = count > entry.seen
+            entry.seen = count
+            entry.recheckAt = now + (grew ? 10 : 50)
+            screening[fd] = entry
+        case .http:
+            screening[fd] = nil
+            handOver(fd, entry)
+        case .badRequest:
+            drop(fd, &screening, answer: Self.badRequest)
+        case .close:
+            drop(fd, &screening, answer: nil)
+        }
+    }
+
+    private func handOver(_ fd: Int32, _ entry: Screening) {
+        shared.withLock { $0.handedOverAt[fd] = entry.acceptedAt }
+        let added = entry.address.withUnsafeBytes { raw in
+            MHD_add_connection(daemon.pointer, fd, raw.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t(raw.count))
+        }
+        if added != .YES {
+            // libmicrohttpd closed the socket already.
+            shared.withLock { state in
+                state.handedOverAt[fd] = nil
+                state.open -= 1
+                Self.release(entry.key, in: &state)
+            }
+        }
+    }
+
+    private func drop(_ fd: Int32, _ screening: inout [Int32: Screening], answer: String?) {
+        guard let entry = screening.removeValue(forKey: fd) else { return }
+        if let answer { Self.answer(fd, answer) } else { close(fd) }
+        shared.withLock { state in
+            state.open -= 1
+            Self.release(entry.key, in: &state)
+        }
+    }
+
+    private func expireScreening(_ screening: inout [Int32: Screening], now: Int64) {
+        for (fd, entry) in screening where now - entry.acceptedAt >= limits.headerTimeoutMs {
+            drop(fd, &screening, answer: entry.seen > 0 ? Self.requestTimeout : nil)
+        }
+    }
+
+    /// Closes daemon connections past their deadline. Runs under the lock that `closed` takes, so a
+    /// descriptor is never shut down after libmicrohttpd closed it (and the number was reused).
+    private func sweepDaemonConnections(now: Int64) {
+        shared.withLock { state in
+            for watch in state.watches.values {
+                let elapsed = now - watch.phaseStartedAt
+                let expired: Bool
+                switch watch.phase {
+                case .head: expired = elapsed >= limits.headerTimeoutMs
+                case .idle: expired = elapsed >= limits.idleTimeoutMs
+                case .body:
+                    expired = limits.minimumBytesPerSecond > 0 && elapsed >= limits.headerTimeoutMs
+                        && Int64(watch.bodyBytes.load(ordering: .relaxed)) * 1000 < elapsed * Int64(limits.minimumBytesPerSecond)
+                case .handling: expired = false
+                }
+                guard expired else { continue }
+                if watch.phase != .idle {
+                    _ = Self.requestTimeout.withCString { send(watch.fd, $0, strlen($0), Int32(MSG_DONTWAIT) | Int32(MSG_NOSIGNAL)) }
+                }
+                watch.enter(.handling, at: now)   // once
+                shutdown(watch.fd, Int32(SHUT_RDWR))
+            }
+        }
+    }
+
+    // MARK: canned answers (no request exists yet, so no pipeline runs)
+
+    static let tooManyConnections = cannedResponse("503 Service Unavailable", "Too many connections. Retry shortly.\n", extra: "Retry-After: 1\r\n")
+    static let badRequest = cannedResponse("400 Bad Request", "This is not an HTTP/1.1 request.\n")
+    static let requestTimeout = cannedResponse("408 Request Timeout", "The request took too long to arrive.\n")
+
+    private static func cannedResponse(_ status: String, _ body: String, extra: String = "") -> String {
+        "HTTP/1.1 \(status)\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: \(body.utf8.count)\r\n"
+            + "Connection: close\r\nX-Content-Type-Options: nosniff\r\n\(extra)\r\n\(body)"
+    }
+
+    /// Writes a short answer and closes. What the client sent is read first (a close with unread bytes
+    /// would reset the connection and could destroy the answer before the client reads it).
+    private static func answer(_ fd: Int32, _ text: String) {
+        var scratch = [UInt8](repeating: 0, count: 4096)
+        for _ in 0..<4 where recv(fd, &scratch, scratch.count, Int32(MSG_DONTWAIT)) > 0 {}
+        _ = text.withCString { send(fd, $0, strlen($0), Int32(MSG_DONTWAIT) | Int32(MSG_NOSIGNAL)) }
+        shutdown(fd, Int32(SHUT_WR))
+        close(fd)
+    }
+
+    /// The client address as text, the same form `gh_mhd_client_address` gives libmicrohttpd's side.
+    static func addressText(_ storage: sockaddr_storage) -> String {
+        var storage = storage
+        let family = storage.ss_family
+        return withUnsafeTemporaryAllocation(of: CChar.self, capacity: 64) { buffer in
+            let ok: Bool = withUnsafePointer(to: &storage) { pointer in
+                if family == sa_family_t(AF_INET6) {
+                    return pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { address in
+                        var raw = address.pointee.sin6_addr
+                        return inet_ntop(AF_INET6, &raw, buffer.baseAddress!, 64) != nil
+                    }
+                }
+                return pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { address in
+                    var raw = address.pointee.sin_addr
+                    return inet_ntop(AF_INET, &raw, buffer.baseAddress!, 64) != nil
+                }
+            }
+            return ok ? String(cString: buffer.baseAddress!) : "?"
+        }
+    }
+}

@@ -1,0 +1,161 @@
+import Foundation
+@testable import GatehouseHTTPServer
+import GatehouseHTTP
+import GatehouseTesting
+import Testing
+
+/// Issue 15 item 7, on a real socket: deadlines, caps, hostile first bytes, heads at the limit, drain.
+@Suite(.serialized) struct EdgeTests {
+    private func elapsed(since start: ContinuousClock.Instant) -> Duration { ContinuousClock.now - start }
+
+    @Test func firstBytesAreScreened() {
+        func verdict(_ text: [UInt8]) -> RequestHeadScreen.Verdict { text.withUnsafeBytes { RequestHeadScreen.classify($0) } }
+        #expect(verdict(Array("GET / HTTP/1.1\r\n".utf8)) == .http)
+        #expect(verdict(Array("\r\nPOST /x HTTP/1.1\r\n".utf8)) == .http, "one leading blank line is tolerated")
+        #expect(verdict(Array("GE".utf8)) == .needMore)
+        #expect(verdict(Array("\r\n".utf8)) == .needMore)
+        #expect(verdict(Array("\r\n\r\n\r\n".utf8)) == .badRequest)
+        #expect(verdict([0x16, 0x03, 0x01, 0x00, 0xf4]) == .close)
+        #expect(verdict([0, 1, 2]) == .badRequest)
+        #expect(verdict(Array("GET /\0 HTTP/1.1\r\n".utf8)) == .badRequest)
+        #expect(verdict(Array("GET / HTTP/1.1\r\nX: a\u{01}b\r\n".utf8)) == .badRequest)
+        #expect(verdict(Array("GET\t/ HTTP/1.1\r\n".utf8)) == .badRequest)
+        #expect(verdict(Array(String(repeating: "A", count: 40).utf8)) == .badRequest)
+    }
+
+    @Test func hostileFirstBytesAreAnsweredOrClosedAtOnce() async throws {
+        let live = try LiveServer.start { $0.connectionTimeoutSeconds = 30; $0.headerTimeoutSeconds = 30 }
+        defer { Task { await live.server.stop() } }
+        let tlsHello: [UInt8] = [0x16, 0x03, 0x01, 0x00, 0xf4, 0x01, 0x00, 0x00, 0xf0, 0x03, 0x03] + Array(repeating: 0, count: 64)
+        let inputs: [(String, [UInt8], Bool)] = [
+            ("garbage", Array("\u{01}\u{02}garbage\r\n\r\n".utf8), true),
+            ("NUL in the request line", Array("GET /\0 HTTP/1.1\r\nHost: x\r\n\r\n".utf8), true),
+            ("NUL first", [0, 0, 0, 0], true),
+            ("blank lines", Array(repeating: Array("\r\n".utf8), count: 50).flatMap { $0 }, true),
+            ("TLS hello", tlsHello, false),
+        ]
+        for (name, bytes, answers) in inputs {
+            let connection = try RawHTTPConnection(port: live.port, timeoutSeconds: 3)
+            let started = ContinuousClock.now
+            connection.write(bytes)
+            if answers {
+                let response = try connection.readResponse()
+                #expect(response.status == 400, "\(name)")
+            } else {
+                #expect((try? connection.readResponse()) == nil, "\(name): closed without an HTTP answer")
+            }
+            #expect(elapsed(since: started) < .seconds(1), "\(name) was held")
+        }
+        #expect(try await live.client.get("/hello").status == 200)
+    }
+
+    @Test func aTrickledHeadIsClosedAtTheHeaderDeadline() async throws {
+        let live = try LiveServer.start { $0.connectionTimeoutSeconds = 30; $0.headerTimeoutSeconds = 1 }
+        defer { Task { await live.server.stop() } }
+        // One before the request line is recognisable (screened by the gate), one after (in libmicrohttpd).
+        for prefix in ["G", "GET /hello HTTP/1.1\r\nHost: x\r\n"] {
+            let slow = try RawHTTPConnection(port: live.port, timeoutSeconds: 5)
+            let started = ContinuousClock.now
+            slow.write(prefix)
+            var closed = false
+            for _ in 0..<12 {
+                try await Task.sleep(for: .milliseconds(300))
+                if !slow.write("X-Trickle: 1\r\n") { closed = true; break }
+                #expect(try await live.client.get("/hello").status == 200, "others are served meanwhile")
+            }
+            if !closed { closed = (try? slow.readResponse()).map { $0.status == 408 } ?? true }
+            #expect(closed, "\(prefix.debugDescription): a byte every 300 ms does not keep the connection")
+            #expect(elapsed(since: started) < .seconds(3))
+        }
+    }
+
+    @Test func aTrickledBodyIsClosedBelowTheMinimumRate() async throws {
+        let live = try LiveServer.start {
+            $0.connectionTimeoutSeconds = 30; $0.headerTimeoutSeconds = 1; $0.minimumReceiveBytesPerSecond = 100
+        }
+        defer { Task { await live.server.stop() } }
+        let slow = try RawHTTPConnection(port: live.port, timeoutSeconds: 5)
+        let started = ContinuousClock.now
+        slow.write("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 1000\r\n\r\n")
+        var closed = false
+        for _ in 0..<15 {
+            try await Task.sleep(for: .milliseconds(200))
+            if !slow.write("a") { closed = true; break }
+        }
+        if !closed { closed = (try? slow.readResponse()).map { $0.status == 408 } ?? true }
+        #expect(closed)
+        #expect(elapsed(since: started) < .seconds(3.5))
+        // A body at a normal pace is fine.
+        let ok = try await live.client.send(.post, "/echo", headers: ["Content-Type": "text/plain"], body: Array(repeating: 0x61, count: 1_000))
+        #expect(ok.text == "1000")
+    }
+
+    @Test func pastTheCapsNewConnectionsAreRefusedAtOnce() async throws {
+        let live = try LiveServer.start {
+            $0.maxConnections = 6; $0.maxConnectionsPerIP = 6; $0.headerTimeoutSeconds = 2; $0.connectionTimeoutSeconds = 30
+        }
+        defer { Task { await live.server.stop() } }
+        // Six slow clients hold every slot (one byte sent, never a request).
+        var holders: [RawHTTPConnection] = []
+        for _ in 0..<6 {
+            let connection = try RawHTTPConnection(port: live.port)
+            connection.write("G")
+            holders.append(connection)
+        }
+        try await Task.sleep(for: .milliseconds(150))
+        let started = ContinuousClock.now
+        let refused = try RawHTTPConnection(port: live.port, timeoutSeconds: 3)
+        refused.write("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        let answer = try refused.readResponse()
+        #expect(answer.status == 503 && answer.headers["Retry-After"] == "1")
+        #expect(elapsed(since: started) < .milliseconds(500), "refused at once, not left in the backlog")
+        // The slow clients are closed at the header deadline; health checks are answered again.
+        var healthy = false
+        for _ in 0..<40 where !healthy {
+            try await Task.sleep(for: .milliseconds(100))
+            healthy = (try? await live.client.get("/hello").status) == 200
+        }
+        #expect(healthy)
+        #expect(elapsed(since: started) < .seconds(3))
+        _ = holders
+    }
+
+    @Test func oneAddressCannotTakeEverySlot() async throws {
+        let live = try LiveServer.start { $0.maxConnections = 50; $0.maxConnectionsPerIP = 3; $0.connectionTimeoutSeconds = 30 }
+        defer { Task { await live.server.stop() } }
+        let holders = try (0..<3).map { _ in try RawHTTPConnection(port: live.port) }
+        try await Task.sleep(for: .milliseconds(100))
+        let fourth = try RawHTTPConnection(port: live.port, timeoutSeconds: 2)
+        #expect(try fourth.readResponse().status == 503)
+        _ = holders
+    }
+
+    @Test func headsJustUnderTheLimitAreAnsweredPromptly() async throws {
+        let live = try LiveServer.start { $0.maxHeaderBytes = 32 * 1024; $0.connectionTimeoutSeconds = 30 }
+        defer { Task { await live.server.stop() } }
+        let fixed = "GET /hello HTTP/1.1\r\nHost: x\r\nX-Pad: \r\n\r\n".utf8.count
+        for size in stride(from: 32_000, through: 33_000, by: 20) {
+            let connection = try RawHTTPConnection(port: live.port, timeoutSeconds: 2)
+            let started = ContinuousClock.now
+            connection.write("GET /hello HTTP/1.1\r\nHost: x\r\nX-Pad: \(String(repeating: "p", count: size - fixed))\r\n\r\n")
+            let response = try connection.readResponse()
+            #expect(response.status == (size <= 32 * 1024 ? 200 : 431), "head of \(size) bytes")
+            #expect(elapsed(since: started) < .milliseconds(500), "head of \(size) bytes")
+        }
+    }
+
+    @Test func shutdownLetsARequestWhoseBodyIsStillArrivingFinish() async throws {
+        let live = try LiveServer.start { $0.shutdownGraceSeconds = 5 }
+        let connection = try RawHTTPConnection(port: live.port)
+        connection.write("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 600\r\n\r\n")
+        connection.write(String(repeating: "a", count: 300))
+        try await Task.sleep(for: .milliseconds(100))
+        let stopping = Task { await live.server.stop() }
+        try await Task.sleep(for: .milliseconds(400))
+        #expect(throws: RawHTTPConnection.Failure.self, "no new connections once stopping") { _ = try live.connection() }
+        connection.write(String(repeating: "a", count: 300))
+        let response = try connection.readResponse()
+        #expect(response.status == 200 && response.text == "600")
+        #expect(await stopping.value, "drained within the grace period")
+    }
+}

@@ -205,12 +205,12 @@ enum SQLiteMigrations {
             ) STRICT, WITHOUT ROWID;
             """),
         // The client a provider token was issued to (Apple revokes only when asked by that client).
-        SQLiteMigration(version: 20, name: "provider_token_client_ids", sql: """
+        SQLiteMigration(version: 16, name: "provider_token_client_ids", sql: """
             ALTER TABLE external_identities ADD COLUMN token_client_id TEXT;
             ALTER TABLE pending_revocations ADD COLUMN client_id TEXT;
             """),
         // Processed provider notifications: replays and out-of-order retries are recognised and ignored.
-        SQLiteMigration(version: 21, name: "provider_events", sql: """
+        SQLiteMigration(version: 17, name: "provider_events", sql: """
             CREATE TABLE provider_events (
                 provider TEXT NOT NULL,
                 event_id TEXT NOT NULL,
@@ -224,12 +224,12 @@ enum SQLiteMigrations {
             CREATE INDEX provider_events_by_received ON provider_events (received_at);
             """),
         // `gatehouse audit --event … --ip …` without scanning the whole log.
-        SQLiteMigration(version: 24, name: "audit_log_search", sql: """
+        SQLiteMigration(version: 18, name: "audit_log_search", sql: """
             CREATE INDEX audit_log_by_event ON audit_log (event_type, occurred_at);
             CREATE INDEX audit_log_by_ip ON audit_log (ip, occurred_at);
             """),
         // The id an imported user had in the product (`gatehouse user import`); NULLs never collide.
-        SQLiteMigration(version: 40, name: "users_external_id", sql: """
+        SQLiteMigration(version: 19, name: "users_external_id", sql: """
             ALTER TABLE users ADD COLUMN external_id TEXT;
             CREATE UNIQUE INDEX users_by_external_id ON users (external_id);
             """),

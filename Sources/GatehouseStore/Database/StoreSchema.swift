@@ -28,10 +28,10 @@ public enum StoreSchema {
         Version(number: 13, name: "external_identities"),
         Version(number: 14, name: "pending_revocations"),
         Version(number: 15, name: "leases"),
-        Version(number: 20, name: "provider_token_client_ids"),
-        Version(number: 21, name: "provider_events"),
-        Version(number: 24, name: "audit_log_search"),
-        Version(number: 40, name: "users_external_id"),
+        Version(number: 16, name: "provider_token_client_ids"),
+        Version(number: 17, name: "provider_events"),
+        Version(number: 18, name: "audit_log_search"),
+        Version(number: 19, name: "users_external_id"),
     ]
 
     /// The version this build expects after `migrate()`.

@@ -22,7 +22,7 @@ struct AccountPages: Sendable {
     let recentSignInWindow: TimeInterval = 5 * 60
 
     func register(into router: inout Router) {
-        router.get("/") { request async throws in
+        router.get("/", head: .servedByGet) { request async throws in
             let web = try await reader.read(request)
             return .redirect(to: web.user == nil ? "/sign-in" : "/account")
         }

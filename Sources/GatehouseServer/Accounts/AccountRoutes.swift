@@ -5,7 +5,7 @@ import GatehouseStore
 
 extension AccountPages {
     func registerAccount(into router: inout Router) {
-        router.get("/account") { request async throws in
+        router.get("/account", head: .servedByGet) { request async throws in
             let web = try await reader.read(request)
             guard let active = web.active else { return signInRedirect(request) }
             return try await accountPage(web: web, active: active, notice: request.query["notice"].flatMap { Self.notices[$0] })

@@ -3,7 +3,7 @@ import GatehouseIdentity
 
 extension AccountPages {
     func registerPasswordReset(into router: inout Router) {
-        router.get("/password/forgot") { request async throws in
+        router.get("/password/forgot", head: .servedByGet) { request async throws in
             let web = try await reader.read(request)
             return forgotPage(web: web, email: "", error: nil)
         }

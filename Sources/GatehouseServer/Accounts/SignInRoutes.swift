@@ -3,7 +3,7 @@ import GatehouseIdentity
 
 extension AccountPages {
     func registerSignIn(into router: inout Router) {
-        router.get("/sign-in") { request async throws in
+        router.get("/sign-in", head: .servedByGet) { request async throws in
             let web = try await reader.read(request)
             let returnTo = ReturnPath.validated(request.query["return_to"])
             // reauth=1: an application asked for a fresh sign-in (prompt=login, max_age), so show the form.

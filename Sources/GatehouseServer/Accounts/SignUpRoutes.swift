@@ -3,12 +3,12 @@ import GatehouseIdentity
 
 extension AccountPages {
     func registerSignUp(into router: inout Router) {
-        router.get("/sign-up") { request async throws in
+        router.get("/sign-up", head: .servedByGet) { request async throws in
             let web = try await reader.read(request)
             if web.user != nil { return .redirect(to: ReturnPath.fallback) }
             return signUpPage(web: web, email: "", name: "", error: nil)
         }
-        router.get("/sign-up/check-email") { request async throws in checkEmailPage(web: try await reader.read(request)) }
+        router.get("/sign-up/check-email", head: .servedByGet) { request async throws in checkEmailPage(web: try await reader.read(request)) }
         router.post("/sign-up") { request async throws in
             let form = try request.form()
             let web = try await reader.read(request)

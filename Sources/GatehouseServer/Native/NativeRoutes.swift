@@ -44,7 +44,7 @@ struct NativeRoutes: Sendable {
             // A claimed https callback the system did not hand to the app (app not installed) lands here.
             Response.html(layout.render(title: "Return to the app", body: "<p>Open the app to finish signing in.</p>"))
         }
-        router.get("/native/session") { request async throws in try await status(request) }
+        router.get("/native/session", head: .servedByGet) { request async throws in try await status(request) }
         router.post("/native/sign-out") { request async throws in try await signOut(request) }
         for platform in ["ios", "android"] {
             let document = pathConfiguration.document(platform: platform)

@@ -54,7 +54,7 @@ struct DiscoveryRoutes: Sendable {
     func register(into router: inout Router) {
         let documents = DiscoveryDocumentCache()
         for path in ["/.well-known/openid-configuration", "/.well-known/oauth-authorization-server"] {
-            router.get(path) { [corsOrigins, clientGrants] request async in
+            router.get(path, head: .servedByGet) { [corsOrigins, clientGrants] request async in
                 let grants = await clientGrants()
                 let document = documents.document(for: grants) { (try? JSONEncoder().encode(metadata(grants: grants))).map(Array.init) ?? [] }
                 var response = Response.json(bytes: document)
@@ -63,7 +63,7 @@ struct DiscoveryRoutes: Sendable {
                 return response
             }
         }
-        router.get("/oauth/jwks") { [keys, corsOrigins] request async throws in
+        router.get("/oauth/jwks", head: .servedByGet) { [keys, corsOrigins] request async throws in
             var response = Response.json(bytes: Array(try await keys.publicJWKS().jsonData()))
             response.headers.set("Content-Type", "application/jwk-set+json")
             response.headers.set("Cache-Control", "public, max-age=300")

@@ -21,7 +21,7 @@ public struct OperationsRoutes: Sendable {
 
     public func register(into router: inout Router) {
         router.get("/healthz") { _ in Response.text("ok") }
-        router.get("/readyz") { [readiness, databaseErrors, log] request async in
+        router.get("/readyz", head: .servedByGet) { [readiness, databaseErrors, log] request async in
             do {
                 try await readiness()
                 return Response.json(["status": "ready"])

@@ -60,7 +60,7 @@ struct NativeAppleRoutes: Sendable {
                 throw Self.invalid(error.description, code: "invalid_scope", reason: "invalid_scope")
             }
             // Tokens for a confidential client only with its own authentication (issue 14, item 7).
-            if client.kind == .confidential { try await authenticate(client, request, fields) }
+            if client.kind == .confidential { try await Self.authenticate(client, registry: signIn.apps.registry, request, fields) }
         }
         let name = [fields["given_name"], fields["family_name"]].compactMap { $0?.trimmingCharacters(in: .whitespaces) }
             .filter { !$0.isEmpty }.joined(separator: " ")
@@ -76,19 +76,14 @@ struct NativeAppleRoutes: Sendable {
             Self.noStore(&response)
             return response
         }
-        // A new session id at every sign-in; a session the caller already had ends here.
-        if let old = request.cookies[cookies.sessionCookie] { _ = try await sessions.end(token: old) }
-        let issued = try await sessions.start(userId: outcome.user.id, methods: ["apple"], context: request.clientContext)
-        struct Body: Encodable { let signed_in: Bool, user_id: String, email: String, name: String?, created: Bool }
-        var response = Response.json(Body(signed_in: true, user_id: outcome.user.id, email: outcome.user.email,
-                                          name: outcome.user.displayName, created: outcome.created))
-        response.setCookie(cookies.sessionCookie(token: issued.token))
-        Self.noStore(&response)
-        return response
+        return try await Self.sessionAnswer(user: outcome.user, created: outcome.created, method: "apple", request: request,
+                                            sessions: sessions, cookies: cookies)
     }
 
-    /// A confidential client's authentication: HTTP Basic (its id must be `app`) or `client_secret`.
-    private func authenticate(_ client: OAuthClient, _ request: Request, _ fields: [String: String]) async throws {
+    /// A confidential client's authentication for `response=tokens` (issue 14, item 7): HTTP Basic
+    /// (its id must be `app`) or `client_secret`. Shared by every native identity-token route.
+    static func authenticate(_ client: OAuthClient, registry: ClientRegistry, _ request: Request,
+                             _ fields: [String: String]) async throws {
         let credentials: ClientCredentials
         do {
             var parameters = fields
@@ -98,13 +93,28 @@ struct NativeAppleRoutes: Sendable {
             throw Self.invalid(error.description, status: 401, code: "invalid_client", reason: "client_authentication")
         }
         guard case .none = credentials else {
-            do { _ = try await signIn.apps.registry.authenticate(credentials) } catch let error as OAuthError {
+            do { _ = try await registry.authenticate(credentials) } catch let error as OAuthError {
                 throw Self.invalid(error.description, status: 401, code: "invalid_client", reason: "client_authentication")
             }
             return
         }
         throw Self.invalid("A confidential client must authenticate (HTTP Basic or client_secret) to receive tokens.", status: 401,
                            code: "invalid_client", reason: "client_authentication")
+    }
+
+    /// The `response=session` answer: a new session (ending one the caller already had) as JSON plus
+    /// the cookie to copy into the web view's cookie store.
+    static func sessionAnswer(user: User, created: Bool, method: String, request: Request,
+                              sessions: SessionService, cookies: CookiePolicy) async throws -> Response {
+        // A new session id at every sign-in; a session the caller already had ends here.
+        if let old = request.cookies[cookies.sessionCookie] { _ = try await sessions.end(token: old) }
+        let issued = try await sessions.start(userId: user.id, methods: [method], context: request.clientContext)
+        struct Body: Encodable { let signed_in: Bool, user_id: String, email: String, name: String?, created: Bool }
+        var response = Response.json(Body(signed_in: true, user_id: user.id, email: user.email,
+                                          name: user.displayName, created: created))
+        response.setCookie(cookies.sessionCookie(token: issued.token))
+        Self.noStore(&response)
+        return response
     }
 
     /// The fields of a JSON object (string or null values only) or of a form; each name at most once.

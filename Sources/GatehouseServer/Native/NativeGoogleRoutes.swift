@@ -49,7 +49,7 @@ struct NativeGoogleRoutes: Sendable {
                 throw NativeAppleRoutes.invalid(error.description, code: "invalid_scope", reason: "invalid_scope")
             }
             // Tokens for a confidential client only with its own authentication (issue 14, item 7).
-            if client.kind == .confidential { try await authenticate(client, request, fields) }
+            if client.kind == .confidential { try await NativeAppleRoutes.authenticate(client, registry: signIn.apps.registry, request, fields) }
         }
         let outcome = try await signIn.signIn(idToken: idToken, rawNonce: rawNonce, app: app, context: request.clientContext)
         if wantsTokens, let client {
@@ -61,33 +61,7 @@ struct NativeGoogleRoutes: Sendable {
             NativeAppleRoutes.noStore(&response)
             return response
         }
-        if let old = request.cookies[cookies.sessionCookie] { _ = try await sessions.end(token: old) }
-        let issued = try await sessions.start(userId: outcome.user.id, methods: ["google"], context: request.clientContext)
-        struct Body: Encodable { let signed_in: Bool, user_id: String, email: String, name: String?, created: Bool }
-        var response = Response.json(Body(signed_in: true, user_id: outcome.user.id, email: outcome.user.email,
-                                          name: outcome.user.displayName, created: outcome.created))
-        response.setCookie(cookies.sessionCookie(token: issued.token))
-        NativeAppleRoutes.noStore(&response)
-        return response
-    }
-
-    /// A confidential client's authentication: HTTP Basic (its id must be `app`) or `client_secret`.
-    private func authenticate(_ client: OAuthClient, _ request: Request, _ fields: [String: String]) async throws {
-        let credentials: ClientCredentials
-        do {
-            var parameters = fields
-            parameters["client_id"] = fields["app"]
-            credentials = try OAuthResponses.clientCredentials(request, parameters)
-        } catch {
-            throw NativeAppleRoutes.invalid(error.description, status: 401, code: "invalid_client", reason: "client_authentication")
-        }
-        guard case .none = credentials else {
-            do { _ = try await signIn.apps.registry.authenticate(credentials) } catch let error as OAuthError {
-                throw NativeAppleRoutes.invalid(error.description, status: 401, code: "invalid_client", reason: "client_authentication")
-            }
-            return
-        }
-        throw NativeAppleRoutes.invalid("A confidential client must authenticate (HTTP Basic or client_secret) to receive tokens.", status: 401,
-                                        code: "invalid_client", reason: "client_authentication")
+        return try await NativeAppleRoutes.sessionAnswer(user: outcome.user, created: outcome.created, method: "google",
+                                                         request: request, sessions: sessions, cookies: cookies)
     }
 }

@@ -20,6 +20,9 @@ wrk_run() {
   echo "$rps" > "${BENCH_TMP:-/tmp}/rps-${name//[^A-Za-z0-9]/_}"
 }
 
+# rss_mb PID: resident set size in MB.
+rss_mb() { awk '/^VmRSS/ {printf "%.0f", $2 / 1024}' "/proc/$1/status"; }
+
 # wait_http URL: waits until the URL answers.
 wait_http() {
   for _ in $(seq 100); do curl -fs -o /dev/null "$1" && return 0; sleep 0.1; done

@@ -23,10 +23,33 @@ struct PostgresRefreshTokenStore: RefreshTokenStore {
 
     func rotate(hash: TokenHash, replacement: RefreshToken, now: Date, graceWindow: TimeInterval) async throws
         -> RefreshRotation {
+        // The common case in one round trip: claim the current token and insert its successor in one
+        // statement. Under READ COMMITTED the UPDATE re-checks its conditions on the row it locked, so of
+        // two concurrent rotations (any process) exactly one claims it and the other matches nothing.
+        // Everything else (rotated, revoked, expired, unknown, another family) takes the transaction below,
+        // which tells those cases apart.
+        if let claimed = try await pool.withConnection({ db in
+            try db.queryOne("""
+                WITH claimed AS (
+                    UPDATE refresh_tokens SET rotated_at = $10::bigint
+                    WHERE hash = $11::bytea AND family_id = $2::text AND rotated_at IS NULL AND revoked_at IS NULL
+                      AND expires_at > $10::bigint
+                    RETURNING \(Self.columns)),
+                inserted AS (
+                    INSERT INTO refresh_tokens (\(Self.columns))
+                    SELECT $1::bytea, $2::text, $3::text, $4::text, $5::text, $6::bigint, $7::text, $8::bigint, $9::bigint,
+                           NULL, NULL FROM claimed)
+                SELECT \(Self.columns) FROM claimed
+                """, [replacement.hash, replacement.familyId, replacement.clientId, replacement.userId, replacement.scope,
+                      replacement.authTime, StoredStringList.encode(replacement.authMethods), replacement.createdAt,
+                      replacement.expiresAt, now, hash], Self.decode)
+        }) {
+            return .rotated(claimed)
+        }
         // One transaction that first locks the presented row (FOR UPDATE): a concurrent rotation
         // of the same token, in any process, waits here and then reads the committed row, with
         // rotated_at already set.
-        try await pool.transaction { db in
+        return try await pool.transaction { db in
             guard var presented = try db.queryOne("""
                 SELECT \(Self.columns) FROM refresh_tokens WHERE hash = $1 FOR UPDATE
                 """, [hash], Self.decode),

@@ -1,6 +1,7 @@
 import Foundation
 import GatehouseCrypto
 import GatehouseStore
+import Synchronization
 
 /// Who and what a set of tokens is for.
 public struct TokenGrant: Sendable {
@@ -24,6 +25,23 @@ public struct TokenGrant: Sendable {
     }
 }
 
+/// Counts signatures (shared by copies of an issuer).
+final class SignatureTally: Sendable {
+    let count = Atomic<Int>(0)
+}
+
+/// An issue checked and keyed, not yet signed (``TokenIssuer/prepare(_:refreshValue:)``).
+struct PreparedIssue: Sendable {
+    let grant: TokenGrant
+    let now: Date
+    let key: GatehouseCrypto.SigningKey
+    /// The ID token's key, when the grant gets an ID token.
+    let idKey: GatehouseCrypto.SigningKey?
+    let refreshValue: String?
+    /// The new refresh token's row (stored by the caller, or by `rotate`).
+    let refreshRecord: RefreshToken?
+}
+
 /// Mints access tokens (RFC 9068 JWTs, ES256), ID tokens (RS256, or the client's `id_token_signed_response_alg`)
 /// and refresh tokens, signed with the key ring's current key of each algorithm.
 public struct TokenIssuer: Sendable {
@@ -35,6 +53,11 @@ public struct TokenIssuer: Sendable {
     let successorKey: [UInt8]
     /// Remembered consents: external sign-ins for third-party clients need one (no page to ask on).
     let consents: (any ConsentStore)?
+    private let signatures = SignatureTally()
+
+    /// JWTs this issuer has signed since it was made: the signing work done, for diagnostics and for
+    /// the tests that prove a refused refresh signs nothing.
+    public var signaturesMade: Int { signatures.count.load(ordering: .relaxed) }
 
     /// `successorKey` must be the same in every process sharing the database (derive it from the server secret).
     public init(settings: OAuthSettings, keys: SigningKeyRing, refreshTokens: any RefreshTokenStore, clock: IdentityClock = .system,
@@ -55,6 +78,16 @@ public struct TokenIssuer: Sendable {
     /// `refreshValue` fixes the refresh token's value (rotation passes the derived successor).
     public func issue(_ grant: TokenGrant, storeRefreshToken: Bool = true, refreshValue fixedRefreshValue: String? = nil) async throws
         -> (response: TokenResponse, refresh: RefreshToken?) {
+        let prepared = try await prepare(grant, refreshValue: fixedRefreshValue)
+        if storeRefreshToken, let record = prepared.refreshRecord { try await refreshTokens.create(record) }
+        return (try sign(prepared), prepared.refreshRecord)
+    }
+
+    /// Everything of an issue that can fail or wait, before any signature: the account's standing, the
+    /// signing keys, and the new refresh token. Rotation claims the presented token between this and
+    /// ``sign(_:)``, so no signature is made for a token that turns out to be reused or already rotated,
+    /// and signing, which only computes, cannot fail for want of a key after the claim.
+    func prepare(_ grant: TokenGrant, refreshValue fixedRefreshValue: String? = nil) async throws -> PreparedIssue {
         // Every grant ends here: an account whose email is unproven (or that is disabled) gets no tokens
         // (issue #14 item 2, AccountStanding).
         if let user = grant.user {
@@ -62,28 +95,34 @@ public struct TokenIssuer: Sendable {
         }
         let now = clock.now()
         let key = try await keys.signingKey()
-        let accessToken = try accessTokenJWT(grant, key: key, now: now)
+        var idKey: GatehouseCrypto.SigningKey?
+        if grant.scope.contains(Scope.openID), grant.user != nil {
+            idKey = grant.client.idTokenSigningAlgorithm == key.algorithm
+                ? key : try await keys.signingKey(grant.client.idTokenSigningAlgorithm)
+        }
         var refreshValue: String?
         var refreshRecord: RefreshToken?
         if grant.issueRefreshToken, let user = grant.user {
             let value = fixedRefreshValue ?? SecureRandom.token(byteCount: 32)
-            let record = RefreshToken(hash: TokenHash(SHA256.hash(value)), familyId: grant.familyId, clientId: grant.client.id,
-                                      userId: user.id, scope: grant.scope.description, authTime: grant.authTime ?? now,
-                                      authMethods: grant.authMethods, createdAt: now,
-                                      expiresAt: grant.familyExpiresAt ?? now.addingTimeInterval(settings.refreshTokenLifetime))
-            if storeRefreshToken { try await refreshTokens.create(record) }
+            refreshRecord = RefreshToken(hash: TokenHash(SHA256.hash(value)), familyId: grant.familyId, clientId: grant.client.id,
+                                         userId: user.id, scope: grant.scope.description, authTime: grant.authTime ?? now,
+                                         authMethods: grant.authMethods, createdAt: now,
+                                         expiresAt: grant.familyExpiresAt ?? now.addingTimeInterval(settings.refreshTokenLifetime))
             refreshValue = value
-            refreshRecord = record
         }
+        return PreparedIssue(grant: grant, now: now, key: key, idKey: idKey, refreshValue: refreshValue, refreshRecord: refreshRecord)
+    }
+
+    /// Signs the access token (and the ID token when the scope has `openid`) of a prepared issue.
+    func sign(_ prepared: PreparedIssue) throws -> TokenResponse {
+        let grant = prepared.grant
+        let accessToken = try accessTokenJWT(grant, key: prepared.key, now: prepared.now)
         var idToken: String?
-        if grant.scope.contains(Scope.openID), let user = grant.user {
-            let idKey = grant.client.idTokenSigningAlgorithm == key.algorithm
-                ? key : try await keys.signingKey(grant.client.idTokenSigningAlgorithm)
-            idToken = try idTokenJWT(grant, user: user, accessToken: accessToken, key: idKey, now: now)
+        if let idKey = prepared.idKey, let user = grant.user {
+            idToken = try idTokenJWT(grant, user: user, accessToken: accessToken, key: idKey, now: prepared.now)
         }
-        let response = TokenResponse(accessToken: accessToken, expiresIn: Int(settings.accessTokenLifetime),
-                                     refreshToken: refreshValue, idToken: idToken, scope: grant.scope.description)
-        return (response, refreshRecord)
+        return TokenResponse(accessToken: accessToken, expiresIn: Int(settings.accessTokenLifetime),
+                             refreshToken: prepared.refreshValue, idToken: idToken, scope: grant.scope.description)
     }
 
     func accessTokenJWT(_ grant: TokenGrant, key: GatehouseCrypto.SigningKey, now: Date) throws -> String {
@@ -95,6 +134,7 @@ public struct TokenIssuer: Sendable {
             "jti": .string(RecordID.random()), "fid": .string(grant.familyId),
         ]
         if let authTime = grant.authTime { claims["auth_time"] = .integer(Int64(authTime.timeIntervalSince1970)) }
+        signatures.count.add(1, ordering: .relaxed)
         return try JWTSigner.sign(claims, with: key, type: "at+jwt")
     }
 
@@ -109,6 +149,7 @@ public struct TokenIssuer: Sendable {
         ]
         if let nonce = grant.nonce { claims["nonce"] = .string(nonce) }
         claims.merge(UserClaims.claims(for: user, scope: grant.scope)) { _, new in new }
+        signatures.count.add(1, ordering: .relaxed)
         return try JWTSigner.sign(claims, with: key, type: "JWT")
     }
 

@@ -12,7 +12,7 @@ enum BenchCommand: CLICommand {
 
         refresh-tokens  mints N refresh tokens for the account and client, each the first of its own grant,
                         and prints them one per line (bench/oauth.sh uses each once). The client must be
-                        allowed the refresh_token grant and the scope; the account must be able to get tokens
+                        allowed the refresh_token grant and the scope (clients of the configuration file are registered first, as serve does); the account must be able to get tokens
                         (verified, enabled). Only the tokens' hashes are stored: the printed values are the
                         only copy, so treat the output as the secrets it is. At most 1,000,000 per run.
         """
@@ -26,6 +26,12 @@ enum BenchCommand: CLICommand {
         }
         let context = try await OperatorContext.open(options: options, environment: environment)
         defer { Task { await context.database.close() } }
+        // The signing keys and the clients of the configuration file, set up as `serve` does, so a fresh
+        // database works.
+        try await context.services.keys.ensureSigningKey()
+        for configured in context.configuration.clients {
+            try await context.services.tokens.registry.apply(configured.registration, secret: configured.secret)
+        }
         let user = try await context.user(email: email)
         let values: [String]
         do {

@@ -135,18 +135,21 @@ final class SQLiteConnection: @unchecked Sendable {  // confined to its owning s
     var inTransaction: Bool { handle.map { sqlite3_get_autocommit($0) == 0 } ?? false }
 
     /// Copies what it can of the WAL back into the database file without blocking the writer or
-    /// readers (`SQLITE_CHECKPOINT_PASSIVE`); returns the WAL's size and the frames copied, in pages.
+    /// readers (`SQLITE_CHECKPOINT_PASSIVE`); returns whether every frame is now in the database file
+    /// (then the next write restarts the WAL from its beginning), or nil when another connection was
+    /// checkpointing.
     @discardableResult
-    func checkpointPassive() throws -> (walPages: Int32, copiedPages: Int32) {
+    func checkpointPassive() throws -> Bool? {
         let db = try openHandle()
         var log: Int32 = 0
         var copied: Int32 = 0
         let rc = sqlite3_wal_checkpoint_v2(db, nil, SQLITE_CHECKPOINT_PASSIVE, &log, &copied)
-        guard rc == SQLITE_OK || rc & 0xff == SQLITE_BUSY else {
+        if rc & 0xff == SQLITE_BUSY { return nil }
+        guard rc == SQLITE_OK else {
             throw StoreError.sqlite(code: sqlite3_extended_errcode(db), message: String(cString: sqlite3_errmsg(db)),
                                     context: "wal_checkpoint(PASSIVE)")
         }
-        return (log, copied)
+        return log == copied
     }
 
     private func installWALHook(_ db: OpaquePointer) {

@@ -30,9 +30,12 @@ struct RefreshTokenGrant: Sendable {
             try await revocation.revokeFamily(stored.familyId)
             throw OAuthError.invalidGrant("The account is not available.")
         }
-        let grant = TokenGrant(client: request.client, user: user, scope: scope, authTime: stored.authTime,
+        var grant = TokenGrant(client: request.client, user: user, scope: scope, authTime: stored.authTime,
                                authMethods: stored.authMethods, familyId: stored.familyId, issueRefreshToken: true,
                                familyExpiresAt: stored.expiresAt)
+        // The family's sign-in time is its session's: password-grant families have no browser session, but
+        // their `sid` then names none either, so a logout never matches it.
+        grant.sessionBound = !stored.authMethods.isEmpty
         let (response, replacement) = try await issuer.issue(grant, storeRefreshToken: false, refreshValue: issuer.successor(of: value))
         guard let replacement else { throw OAuthError(.serverError, "No refresh token was minted.") }
         switch try await refreshTokens.rotate(hash: hash, replacement: replacement, now: clock.now(),

@@ -16,6 +16,9 @@ public struct TokenGrant: Sendable {
     public var issueRefreshToken: Bool
     /// The family's end when refreshing (rotation never extends it); nil for a new family.
     public var familyExpiresAt: Date?
+    /// The tokens continue a browser sign-in (a code, or a refresh family started by one): the ID token
+    /// carries that session's `sid` (Back-Channel Logout 1.0 §2.1), derived from the user and `authTime`.
+    public var sessionBound = false
 
     public init(client: OAuthClient, user: User?, scope: Scope, authTime: Date?, authMethods: [String], nonce: String? = nil,
                 familyId: String = RecordID.random(), issueRefreshToken: Bool, familyExpiresAt: Date? = nil) {
@@ -35,6 +38,10 @@ public struct TokenIssuer: Sendable {
     let successorKey: [UInt8]
     /// Remembered consents: external sign-ins for third-party clients need one (no page to ask on).
     let consents: (any ConsentStore)?
+    /// Derives the `sid` claim of session-bound ID tokens; nil: no `sid`.
+    public var sids: SessionIdentifier?
+    /// The product's own ids of imported users (`users.external_id`), released as the `external_id` claim.
+    public var externalIds: (any UserImportStore)?
 
     /// `successorKey` must be the same in every process sharing the database (derive it from the server secret).
     public init(settings: OAuthSettings, keys: SigningKeyRing, refreshTokens: any RefreshTokenStore, clock: IdentityClock = .system,
@@ -79,7 +86,12 @@ public struct TokenIssuer: Sendable {
         if grant.scope.contains(Scope.openID), let user = grant.user {
             let idKey = grant.client.idTokenSigningAlgorithm == key.algorithm
                 ? key : try await keys.signingKey(grant.client.idTokenSigningAlgorithm)
-            idToken = try idTokenJWT(grant, user: user, accessToken: accessToken, key: idKey, now: now)
+            var extra: [String: JSONValue] = [:]
+            if grant.sessionBound, let sids, let authTime = grant.authTime {
+                extra["sid"] = .string(sids.sid(userId: user.id, signedInAt: authTime))
+            }
+            if let externalId = try await externalIds?.externalId(userId: user.id) { extra["external_id"] = .string(externalId) }
+            idToken = try idTokenJWT(grant, user: user, accessToken: accessToken, key: idKey, now: now, extra: extra)
         }
         let response = TokenResponse(accessToken: accessToken, expiresIn: Int(settings.accessTokenLifetime),
                                      refreshToken: refreshValue, idToken: idToken, scope: grant.scope.description)
@@ -98,7 +110,8 @@ public struct TokenIssuer: Sendable {
         return try JWTSigner.sign(claims, with: key, type: "at+jwt")
     }
 
-    func idTokenJWT(_ grant: TokenGrant, user: User, accessToken: String, key: GatehouseCrypto.SigningKey, now: Date) throws -> String {
+    func idTokenJWT(_ grant: TokenGrant, user: User, accessToken: String, key: GatehouseCrypto.SigningKey, now: Date,
+                    extra: [String: JSONValue] = [:]) throws -> String {
         var claims: [String: JSONValue] = [
             "iss": .string(settings.issuer), "sub": .string(user.id), "aud": .string(grant.client.id),
             "azp": .string(grant.client.id), "iat": .integer(Int64(now.timeIntervalSince1970)),
@@ -109,6 +122,7 @@ public struct TokenIssuer: Sendable {
         ]
         if let nonce = grant.nonce { claims["nonce"] = .string(nonce) }
         claims.merge(UserClaims.claims(for: user, scope: grant.scope)) { _, new in new }
+        claims.merge(extra) { _, new in new }
         return try JWTSigner.sign(claims, with: key, type: "JWT")
     }
 

@@ -47,6 +47,12 @@ struct EventsFixture {
         configuration.passwordHashing = Argon2idParameters(memoryBytes: 1 << 20, iterations: 1)
         configuration.signingKeyGenerator = TestSigningKeys.generate
         configuration.webhooks = [WebhookEndpoint(url: webhookURL, secret: secret, events: events)]
+        var metadata = ClientMetadata.setting(BackchannelLogoutRegistration.uriKey, to: logoutURL, in: "{}")
+        metadata = ClientMetadata.setting(BackchannelLogoutRegistration.sessionRequiredKey, to: sessionRequired, in: metadata)
+        let webApp = ClientRegistration(id: "web-app", name: "Web App", kind: .confidential, redirectURIs: [redirect], firstParty: true,
+                                        metadata: metadata)
+        // As the configuration file declares it (back-channel logout is a configuration-file setting)…
+        configuration.clients = [ConfiguredClient(registration: webApp, secret: nil)]
         let database = try await SQLiteDatabase.open(url: "sqlite::memory:")
         _ = try await database.migrate()
         let clock = TestClock(), mailer = RecordingMailer(), transport = RecordingTransport()
@@ -54,10 +60,8 @@ struct EventsFixture {
                                log: ServerLog(sink: { _ in }), accessLogSink: { _ in }, mailer: mailer, clock: clock.identityClock,
                                outboundTransport: transport)
         try await app.services.keys.ensureSigningKey()
-        var metadata = ClientMetadata.setting(BackchannelLogoutRegistration.uriKey, to: logoutURL, in: "{}")
-        metadata = ClientMetadata.setting(BackchannelLogoutRegistration.sessionRequiredKey, to: sessionRequired, in: metadata)
-        let (_, secret) = try await app.services.tokens.registry.register(ClientRegistration(
-            id: "web-app", name: "Web App", kind: .confidential, redirectURIs: [redirect], firstParty: true, metadata: metadata))
+        // …and as `serve` registers it at start.
+        let (_, secret) = try await app.services.tokens.registry.register(webApp)
         // A third-party client the user never consented to: it must never hear of the user.
         _ = try await app.services.tokens.registry.register(ClientRegistration(
             id: "partner", name: "Partner", kind: .confidential, redirectURIs: ["https://partner.example.test/cb"],

@@ -15,17 +15,24 @@ public struct OutboundEvents: Sendable {
     let clients: any OAuthClientStore
     let consents: any ConsentStore
     let webhooks: [WebhookEndpoint]
+    /// Some client may have a `backchannel_logout_uri` (a configuration-file setting, known at start).
+    let backchannelLogout: Bool
     public let sids: SessionIdentifier
     let issuer: String
     let clock: IdentityClock
     let onFailure: @Sendable (any Error) -> Void
 
-    public init(database: any GatehouseDatabase, webhooks: [WebhookEndpoint], sids: SessionIdentifier, issuer: String,
-                clock: IdentityClock = .system, onFailure: @escaping @Sendable (any Error) -> Void = { _ in }) {
+    public init(database: any GatehouseDatabase, webhooks: [WebhookEndpoint], backchannelLogout: Bool = true, sids: SessionIdentifier,
+                issuer: String, clock: IdentityClock = .system, onFailure: @escaping @Sendable (any Error) -> Void = { _ in }) {
+        self.backchannelLogout = backchannelLogout
         store = database.outboundDeliveries; users = database.users; externalIds = database.userImports
         clients = database.oauthClients; consents = database.consents
         self.webhooks = webhooks; self.sids = sids; self.issuer = issuer; self.clock = clock; self.onFailure = onFailure
     }
+
+    /// Whether anybody is listening: with no webhook and no back-channel client, session ends and audited
+    /// changes cost nothing extra (the server then passes no ``OutboundEvents`` to its services).
+    public var isActive: Bool { backchannelLogout || !webhooks.isEmpty }
 
     /// The back-channel event a logout token carries (Back-Channel Logout 1.0 §2.4).
     public static let logoutEvent = "http://schemas.openid.net/event/backchannel-logout"
@@ -36,10 +43,10 @@ public struct OutboundEvents: Sendable {
     /// one logout token per session (with `sid` and `sub`) to every RP the user may be signed in to, and one
     /// `session.ended` webhook per session.
     public func sessionsEnded(_ sessions: [Session], reason: String) async {
-        guard let userId = sessions.first?.userId else { return }
+        guard let userId = sessions.first?.userId, isActive else { return }
         var deliveries: [OutboundDelivery] = []
         do {
-            let recipients = try await logoutRecipients(userId: userId)
+            let recipients = backchannelLogout ? try await logoutRecipients(userId: userId) : []
             for session in sessions {
                 let sid = sids.sid(for: session)
                 for (client, _) in recipients {
@@ -59,7 +66,7 @@ public struct OutboundEvents: Sendable {
         guard let userId, let event = AccountEventType(audit: type) else { return }
         var deliveries: [OutboundDelivery] = []
         do {
-            if event == .userDeleted || event == .userDisabled {
+            if backchannelLogout, event == .userDeleted || event == .userDisabled {
                 for (client, registration) in try await logoutRecipients(userId: userId) where !registration.sessionRequired {
                     deliveries.append(logoutDelivery(client: client.id, sub: userId, sid: nil))
                 }

@@ -37,17 +37,20 @@ public struct IdentityServices: Sendable {
         keys = SigningKeyRing(store: database.signingKeys, kek: try! secrets.keyEncryptionKey, clock: clock, policy: keyPolicy)
         hasher = PasswordHasher(parameters: configuration.passwordHashing, bcryptPepper: configuration.bcryptPepper)
         let sids = SessionIdentifier(key: secrets.derivedKey("session-sid"))
-        events = OutboundEvents(database: database, webhooks: configuration.webhooks, sids: sids, issuer: configuration.oauth.issuer,
-                                clock: clock, onFailure: { error in
+        events = OutboundEvents(database: database, webhooks: configuration.webhooks,
+                                backchannelLogout: configuration.clients.contains { BackchannelLogoutRegistration(metadata: $0.registration.metadata) != nil },
+                                sids: sids, issuer: configuration.oauth.issuer, clock: clock, onFailure: { error in
             databaseErrors.increment(["outbound_enqueue"])
             log.error("outbound delivery could not be queued", [("error", String(describing: error))])
         })
+        // Nobody listening: sign-outs and account changes skip the extra reads entirely.
+        let listening = events.isActive ? events : nil
         audit = AuditTrail(store: database.auditLog, clock: clock, onFailure: { error in
             databaseErrors.increment(["audit"])
             log.error("audit write failed", [("error", String(describing: error))])
-        }, observe: SecurityEventLog(log: log).observe, events: events)
+        }, observe: SecurityEventLog(log: log).observe, events: listening)
         sessions = SessionService(database: database, policy: configuration.sessions, clock: clock,
-                                  accessTokenLifetime: configuration.oauth.accessTokenLifetime, events: events)
+                                  accessTokenLifetime: configuration.oauth.accessTokenLifetime, events: listening)
         accounts = AccountService(database: database, hasher: hasher, passwordPolicy: configuration.passwordPolicy,
                                   limits: configuration.rateLimits, audit: audit, sessions: sessions, clock: clock)
         let publicURL = configuration.publicURL.absoluteString.hasSuffix("/")

@@ -245,6 +245,27 @@ struct OutboundEventsTests {
         #expect(try await fixture.database.outboundDeliveries.list(limit: 10).isEmpty)
     }
 
+    @Test func aDeliveryIsGivenUpAfterTheLastAttemptAndAVanishedEndpointIsDropped() async throws {
+        let fixture = try await EventsFixture.make(events: [.userCreated])
+        _ = try await fixture.app.services.administration.create(email: "grace@example.com", password: nil, displayName: nil,
+                                                                 verified: true, by: "test")
+        let queued = try #require(try await fixture.database.outboundDeliveries.list(limit: 10).first)
+        try await fixture.database.outboundDeliveries.reschedule(id: queued.id, attempts: OutboundDeliveryWorker.maxAttempts - 1,
+                                                                 nextAttemptAt: fixture.clock.now, lastError: "HTTP 500")
+        fixture.transport.status.withLock { $0 = 500 }
+        _ = try await fixture.app.processOutboundDeliveries()
+        #expect(try await fixture.database.outboundDeliveries.list(limit: 10).isEmpty, "given up after the last attempt")
+
+        // A row whose endpoint left the configuration is dropped without a request.
+        try await fixture.database.outboundDeliveries.enqueue([OutboundDelivery(
+            id: "orphan", kind: .webhook, destination: "https://gone.example/hooks", eventType: "user.created",
+            payload: #"{"id":"evt_x"}"#, nextAttemptAt: fixture.clock.now, createdAt: fixture.clock.now)])
+        let before = fixture.transport.posts.all.count
+        _ = try await fixture.app.processOutboundDeliveries()
+        #expect(fixture.transport.posts.all.count == before)
+        #expect(try await fixture.database.outboundDeliveries.list(limit: 10).isEmpty)
+    }
+
     @Test func backOffDoublesFromFiveSecondsToAnHour() {
         #expect(OutboundDeliveryWorker.retryDelay(afterAttempts: 1) == 5)
         #expect(OutboundDeliveryWorker.retryDelay(afterAttempts: 2) == 10)

@@ -12,7 +12,7 @@ public protocol OutboundTransport: Sendable {
 /// claims due rows atomically, signs each at the attempt (webhook HMAC with a fresh timestamp; logout
 /// token with fresh `iat`/`exp`, the same `jti`), POSTs it and removes it on a 2xx. Anything else is
 /// retried after 5 s, 10 s, 20 s … doubling up to an hour, and dropped after ``maxAttempts`` (about
-/// 17 hours of trying). At least once: a receiver may see a message twice and deduplicates by its id.
+/// 12 hours of trying). At least once: a receiver may see a message twice and deduplicates by its id.
 public struct OutboundDeliveryWorker: Sendable {
     let store: any OutboundDeliveryStore
     let clients: any OAuthClientStore

@@ -48,6 +48,9 @@ public struct GatehouseApp: Sendable {
         let maintenancePurged = Counter(name: "gatehouse_maintenance_purged_rows_total",
                                         help: "Expired rows removed by background maintenance, by table.", labelNames: ["table"])
         self.maintenancePurged = maintenancePurged
+        let outboundAttempts = Counter(name: "gatehouse_outbound_deliveries_total",
+                                       help: "Webhook and back-channel logout delivery attempts, by kind and outcome.",
+                                       labelNames: ["kind", "outcome"])
         let layout = PageLayout(demo: configuration.demo)
         let providerWiring = ProviderWiring(configuration: configuration, services: services, secrets: secrets, simulator: simulator,
                                             wrapTransport: wrapProviderTransport, log: log)
@@ -62,6 +65,7 @@ public struct GatehouseApp: Sendable {
         outbound = OutboundDeliveryWorker(database: database, keys: services.keys, webhooks: configuration.webhooks,
                                           transport: outboundTransport ?? URLSessionOutboundTransport(), clock: clock,
                                           onAttempt: { delivery, outcome in
+            outboundAttempts.increment([delivery.kind.rawValue, String(outcome.prefix { $0 != ":" })])
             // Destination and event only: never the body, the signature or the secret.
             log.info("outbound delivery", [("kind", delivery.kind.rawValue), ("event", delivery.eventType),
                                            ("destination", delivery.destination), ("attempt", String(delivery.attempts + 1)),
@@ -71,7 +75,7 @@ public struct GatehouseApp: Sendable {
         var router = Router()
         // Bounded, so a stuck database turns the probe to 503 within seconds instead of hanging it.
         OperationsRoutes(readiness: readiness ?? OperationsRoutes.withDeadline(3) { try await database.ping() }, metrics: metrics,
-                         databaseErrors: databaseErrors, log: log, extraCounters: [maintenancePurged]).register(into: &router)
+                         databaseErrors: databaseErrors, log: log, extraCounters: [maintenancePurged, outboundAttempts]).register(into: &router)
         AssetRoutes.register(into: &router)
         let accountPages = AccountPages(accounts: services.accounts, links: services.links, sessions: services.sessions,
                                         reader: services.webSessions, layout: layout, database: database, audit: services.audit,

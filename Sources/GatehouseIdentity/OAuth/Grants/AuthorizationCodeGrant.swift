@@ -62,6 +62,7 @@ struct AuthorizationCodeGrant: Sendable {
                                authMethods: code.authMethods, nonce: code.nonce, familyId: code.issuedFamilyId ?? familyId,
                                issueRefreshToken: request.client.receivesRefreshToken(for: scope))
         grant.sessionBound = true
+        grant.releasesExternalId = true
         let response = try await issuer.issue(grant).response
         // A replay that revoked the family before our refresh token was stored revoked nothing in the
         // store yet; its family marker is written first, so checking it now closes that window.

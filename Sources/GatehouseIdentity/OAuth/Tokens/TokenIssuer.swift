@@ -19,6 +19,9 @@ public struct TokenGrant: Sendable {
     /// The tokens continue a browser sign-in (a code, or a refresh family started by one): the ID token
     /// carries that session's `sid` (Back-Channel Logout 1.0 §2.1), derived from the user and `authTime`.
     public var sessionBound = false
+    /// The ID token carries the user's `external_id` (sign-ins through the code flow; refreshes skip the
+    /// extra read on their hot path, and userinfo always has it).
+    public var releasesExternalId = false
 
     public init(client: OAuthClient, user: User?, scope: Scope, authTime: Date?, authMethods: [String], nonce: String? = nil,
                 familyId: String = RecordID.random(), issueRefreshToken: Bool, familyExpiresAt: Date? = nil) {
@@ -90,7 +93,9 @@ public struct TokenIssuer: Sendable {
             if grant.sessionBound, let sids, let authTime = grant.authTime {
                 extra["sid"] = .string(sids.sid(userId: user.id, signedInAt: authTime))
             }
-            if let externalId = try await externalIds?.externalId(userId: user.id) { extra["external_id"] = .string(externalId) }
+            if grant.releasesExternalId, let externalId = try await externalIds?.externalId(userId: user.id) {
+                extra["external_id"] = .string(externalId)
+            }
             idToken = try idTokenJWT(grant, user: user, accessToken: accessToken, key: idKey, now: now, extra: extra)
         }
         let response = TokenResponse(accessToken: accessToken, expiresIn: Int(settings.accessTokenLifetime),

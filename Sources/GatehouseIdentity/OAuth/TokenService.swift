@@ -20,10 +20,14 @@ public struct TokenService: Sendable {
 
     /// `successorKey`: the key refresh-token successors are derived with (the same in every process).
     public init(database: any GatehouseDatabase, settings: OAuthSettings, keys: SigningKeyRing, accounts: AccountService,
-                audit: AuditTrail, clock: IdentityClock = .system, successorKey: [UInt8] = SecureRandom.bytes(32)) {
+                audit: AuditTrail, clock: IdentityClock = .system, successorKey: [UInt8] = SecureRandom.bytes(32),
+                sids: SessionIdentifier? = nil) {
         registry = ClientRegistry(store: database.oauthClients, clock: clock)
-        issuer = TokenIssuer(settings: settings, keys: keys, refreshTokens: database.refreshTokens, clock: clock,
-                             successorKey: successorKey, consents: database.consents)
+        var issuer = TokenIssuer(settings: settings, keys: keys, refreshTokens: database.refreshTokens, clock: clock,
+                                 successorKey: successorKey, consents: database.consents)
+        issuer.sids = sids
+        issuer.externalIds = database.userImports
+        self.issuer = issuer
         revocation = TokenRevocation(refreshTokens: database.refreshTokens, revoked: database.revokedAccessTokens,
                                      settings: settings, clock: clock)
         validator = AccessTokenValidator(settings: settings, keys: keys, revoked: database.revokedAccessTokens, clock: clock)
@@ -133,6 +137,7 @@ public struct TokenService: Sendable {
         }
         var result = UserClaims.claims(for: user, scope: claims.scope)
         result["sub"] = .string(user.id)
+        if let externalId = try await issuer.externalIds?.externalId(userId: user.id) { result["external_id"] = .string(externalId) }
         return result
     }
 }

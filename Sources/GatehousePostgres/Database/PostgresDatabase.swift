@@ -28,6 +28,7 @@ public final class PostgresDatabase: GatehouseDatabase {
     public let consents: any ConsentStore
     public let externalIdentities: any ExternalIdentityStore
     public let pendingRevocations: any PendingRevocationStore
+    public let outboundDeliveries: any OutboundDeliveryStore
     public let providerEvents: any ProviderEventStore
     public let leases: any LeaseStore
     public let userImports: any UserImportStore
@@ -52,6 +53,7 @@ public final class PostgresDatabase: GatehouseDatabase {
         userSearch = PostgresUserImportStore(pool: pool)
         externalIdentities = PostgresExternalIdentityStore(pool: pool)
         pendingRevocations = PostgresPendingRevocationStore(pool: pool)
+        outboundDeliveries = PostgresOutboundDeliveryStore(pool: pool)
         providerEvents = PostgresProviderEventStore(pool: pool)
         leases = PostgresLeaseStore(pool: pool)
     }

@@ -28,6 +28,7 @@ public final class SQLiteDatabase: GatehouseDatabase {
     public let consents: any ConsentStore
     public let externalIdentities: any ExternalIdentityStore
     public let pendingRevocations: any PendingRevocationStore
+    public let outboundDeliveries: any OutboundDeliveryStore
     public let providerEvents: any ProviderEventStore
     public let leases: any LeaseStore
     public let userImports: any UserImportStore
@@ -52,6 +53,7 @@ public final class SQLiteDatabase: GatehouseDatabase {
         userSearch = SQLiteUserImportStore(pool: pool)
         externalIdentities = SQLiteExternalIdentityStore(pool: pool)
         pendingRevocations = SQLitePendingRevocationStore(pool: pool)
+        outboundDeliveries = SQLiteOutboundDeliveryStore(pool: pool)
         providerEvents = SQLiteProviderEventStore(pool: pool)
         leases = SQLiteLeaseStore(pool: pool)
     }

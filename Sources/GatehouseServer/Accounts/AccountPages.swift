@@ -46,7 +46,7 @@ struct AccountPages: Sendable {
         switch error {
         case .rateLimited: .tooManyRequests
         case .invalidCredentials, .accountDisabled: .unauthorized
-        case .emailTaken: .conflict
+        case .emailTaken, .lastSignInMethod: .conflict
         case .invalidToken, .notFound: .badRequest
         case .emailUnverified, .reauthenticationRequired: .forbidden
         case .invalidEmail, .weakPassword: .unprocessableContent

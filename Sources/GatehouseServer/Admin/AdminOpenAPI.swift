@@ -65,7 +65,7 @@ enum AdminOpenAPI {
           "parameters": [\##(userId),
             {"name": "provider", "in": "path", "required": true, "schema": {"type": "string", "minLength": 1}},
             {"name": "subject", "in": "path", "required": true, "schema": {"type": "string", "minLength": 1}}],
-          "delete": {"operationId": "unlinkIdentity", "responses": {"204": {"description": "Unlinked"}, \##(errors)}}
+          "delete": {"operationId": "unlinkIdentity", "responses": {"204": {"description": "Unlinked"}, "409": \##(problem), \##(errors)}}
         },
         "/admin/v1/users/{id}/audit": {
           "parameters": [\##(userId)],

@@ -117,6 +117,7 @@ struct AdminRoutes: Sendable {
                 switch error {
                 case .notFound: return AdminProblem.notFound("No such user.").response
                 case .emailTaken: return AdminProblem.conflict("Another account has this email.").response
+                case .lastSignInMethod: return AdminProblem.conflict(error.message).response
                 default: return AdminProblem.badRequest(error.message).response
                 }
             } catch {

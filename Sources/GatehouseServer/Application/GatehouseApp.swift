@@ -19,6 +19,8 @@ public struct GatehouseApp: Sendable {
     /// The enabled sign-in providers (and the simulator in demo mode).
     public let providers: ProviderRegistry
     let providerRevocations: ProviderRevocationQueue
+    /// Delivers the queued webhooks and back-channel logout tokens (a maintenance job).
+    public let outbound: OutboundDeliveryWorker
     /// Rows removed by background maintenance, by table (`MaintenanceService`).
     public let maintenancePurged: Counter
 
@@ -29,7 +31,8 @@ public struct GatehouseApp: Sendable {
     public init(configuration: GatehouseConfiguration, database: any GatehouseDatabase, secrets: ServerSecrets,
                 log: ServerLog = ServerLog(), accessLogSink: AccessLogMiddleware.Sink? = nil, mailer: (any Mailer)? = nil,
                 clock: IdentityClock = .system, readiness: OperationsRoutes.ReadinessCheck? = nil,
-                wrapProviderTransport: (@Sendable (any ProviderTransport) -> any ProviderTransport)? = nil) {
+                wrapProviderTransport: (@Sendable (any ProviderTransport) -> any ProviderTransport)? = nil,
+                outboundTransport: (any OutboundTransport)? = nil) {
         var configuration = configuration
         let simulator = ProviderWiring.prepareDemo(&configuration, clock: clock, log: log)
         self.configuration = configuration
@@ -39,23 +42,40 @@ public struct GatehouseApp: Sendable {
                                      help: "Database operations that failed, by operation.", labelNames: ["operation"])
         self.metrics = metrics
         self.databaseErrors = databaseErrors
-        let services = IdentityServices(configuration: configuration, database: database, secrets: secrets,
+        var services = IdentityServices(configuration: configuration, database: database, secrets: secrets,
                                         mailer: mailer ?? configuration.smtp.map { SMTPMailer(configuration: $0) } ?? LogMailer(sink: log.sink), clock: clock, log: log,
                                         databaseErrors: databaseErrors)
-        self.services = services
         let maintenancePurged = Counter(name: "gatehouse_maintenance_purged_rows_total",
                                         help: "Expired rows removed by background maintenance, by table.", labelNames: ["table"])
         self.maintenancePurged = maintenancePurged
+        let outboundAttempts = Counter(name: "gatehouse_outbound_deliveries_total",
+                                       help: "Webhook and back-channel logout delivery attempts, by kind and outcome.",
+                                       labelNames: ["kind", "outcome"])
         let layout = PageLayout(demo: configuration.demo)
         let providerWiring = ProviderWiring(configuration: configuration, services: services, secrets: secrets, simulator: simulator,
                                             wrapTransport: wrapProviderTransport, log: log)
         providers = providerWiring.registry
         providerRevocations = providerWiring.revocations
+        // Admin unlinks and deletions queue Apple's token revocation like the account page does.
+        let revocations = providerWiring.revocations
+        services.administration.providerTokens = ProviderTokenRevocations(
+            prepare: { try revocations.prepare($0) },
+            enqueue: { await revocations.enqueue($0, userId: $1, context: .unknown) })
+        self.services = services
+        outbound = OutboundDeliveryWorker(database: database, keys: services.keys, webhooks: configuration.webhooks,
+                                          transport: outboundTransport ?? URLSessionOutboundTransport(), clock: clock,
+                                          onAttempt: { delivery, outcome in
+            outboundAttempts.increment([delivery.kind.rawValue, String(outcome.prefix { $0 != ":" })])
+            // Destination and event only: never the body, the signature or the secret.
+            log.info("outbound delivery", [("kind", delivery.kind.rawValue), ("event", delivery.eventType),
+                                           ("destination", delivery.destination), ("attempt", String(delivery.attempts + 1)),
+                                           ("outcome", outcome)])
+        })
 
         var router = Router()
         // Bounded, so a stuck database turns the probe to 503 within seconds instead of hanging it.
         OperationsRoutes(readiness: readiness ?? OperationsRoutes.withDeadline(3) { try await database.ping() }, metrics: metrics,
-                         databaseErrors: databaseErrors, log: log, extraCounters: [maintenancePurged]).register(into: &router)
+                         databaseErrors: databaseErrors, log: log, extraCounters: [maintenancePurged, outboundAttempts]).register(into: &router)
         AssetRoutes.register(into: &router)
         let accountPages = AccountPages(accounts: services.accounts, links: services.links, sessions: services.sessions,
                                         reader: services.webSessions, layout: layout, database: database, audit: services.audit,
@@ -118,6 +138,10 @@ public struct GatehouseApp: Sendable {
     /// calls this; tests call it directly.
     @discardableResult
     public func processProviderRevocations() async -> Int { await providerRevocations.processDue() }
+
+    /// Attempts the webhook and logout-token deliveries that are due (the maintenance job runner calls it; tests too).
+    @discardableResult
+    public func processOutboundDeliveries() async throws -> Int { try await outbound.processDue() }
 
     /// Handles one request in-process (tests).
     public func respond(to request: Request) async -> Response { await pipeline.respond(to: request) }

@@ -22,7 +22,9 @@ public struct IdentityServices: Sendable {
     /// Bulk account import (`gatehouse user import`).
     public let importer: UserImporter
     /// What operators do to accounts (CLI and admin API).
-    public let administration: AccountAdministration
+    public internal(set) var administration: AccountAdministration
+    /// Webhooks and back-channel logout tokens, enqueued for the maintenance job runner.
+    public let events: OutboundEvents
     let webSessions: WebSessionReader
 
     init(configuration: GatehouseConfiguration, database: any GatehouseDatabase, secrets: ServerSecrets,
@@ -34,12 +36,21 @@ public struct IdentityServices: Sendable {
         if let generator = configuration.signingKeyGenerator { keyPolicy.generate = generator }
         keys = SigningKeyRing(store: database.signingKeys, kek: try! secrets.keyEncryptionKey, clock: clock, policy: keyPolicy)
         hasher = PasswordHasher(parameters: configuration.passwordHashing, bcryptPepper: configuration.bcryptPepper)
+        let sids = SessionIdentifier(key: secrets.derivedKey("session-sid"))
+        events = OutboundEvents(database: database, webhooks: configuration.webhooks,
+                                backchannelLogout: configuration.clients.contains { BackchannelLogoutRegistration(metadata: $0.registration.metadata) != nil },
+                                sids: sids, issuer: configuration.oauth.issuer, clock: clock, onFailure: { error in
+            databaseErrors.increment(["outbound_enqueue"])
+            log.error("outbound delivery could not be queued", [("error", String(describing: error))])
+        })
+        // Nobody listening: sign-outs and account changes skip the extra reads entirely.
+        let listening = events.isActive ? events : nil
         audit = AuditTrail(store: database.auditLog, clock: clock, onFailure: { error in
             databaseErrors.increment(["audit"])
             log.error("audit write failed", [("error", String(describing: error))])
-        }, observe: SecurityEventLog(log: log).observe)
+        }, observe: SecurityEventLog(log: log).observe, events: listening)
         sessions = SessionService(database: database, policy: configuration.sessions, clock: clock,
-                                  accessTokenLifetime: configuration.oauth.accessTokenLifetime)
+                                  accessTokenLifetime: configuration.oauth.accessTokenLifetime, events: listening)
         accounts = AccountService(database: database, hasher: hasher, passwordPolicy: configuration.passwordPolicy,
                                   limits: configuration.rateLimits, audit: audit, sessions: sessions, clock: clock)
         let publicURL = configuration.publicURL.absoluteString.hasSuffix("/")
@@ -53,7 +64,7 @@ public struct IdentityServices: Sendable {
                                         settings: configuration.oauth, clock: clock),
             audit: audit, clock: clock)
         tokens = TokenService(database: database, settings: configuration.oauth, keys: keys, accounts: accounts, audit: audit,
-                              clock: clock, successorKey: secrets.derivedKey("refresh-successor"))
+                              clock: clock, successorKey: secrets.derivedKey("refresh-successor"), sids: sids)
         handoffs = HandoffTokens(store: database.oneTimeTokens, clock: clock)
         handoffConfirmations = HandoffConfirmations(store: database.oneTimeTokens, clock: clock)
         administration = AccountAdministration(database: database, accounts: accounts, sessions: sessions, audit: audit, clock: clock)

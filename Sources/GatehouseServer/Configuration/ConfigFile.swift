@@ -24,7 +24,7 @@ struct ConfigFile {
     let path: String
 
     static let knownSections: Set<String> = ["http", "access_log", "providers", "clients", "sessions", "maintenance", "keys",
-                                             "passwords", "rate_limits", "mail", "oauth", "native"]
+                                             "passwords", "rate_limits", "mail", "oauth", "native", "users", "webhooks"]
 
     static func read(path: String) throws(ConfigurationError) -> ConfigFile {
         guard let data = FileManager.default.contents(atPath: path) else {
@@ -87,6 +87,10 @@ struct ConfigFile {
             }
             let ids = configuration.clients.compactMap(\.registration.id)
             if Set(ids).count != ids.count { throw ConfigurationError(key: "clients", problem: "two clients share an id") }
+        }
+        if let webhooks = root["webhooks"] {
+            configuration.webhooks = try WebhooksConfigParser.parse(webhooks, environment: environment,
+                                                                    allowPlainHTTP: WebhooksConfigParser.isLoopback)
         }
         if let oauth = try section("oauth", known: ["access_token_lifetime_seconds", "id_token_lifetime_seconds", "refresh_token_lifetime_seconds",
                                                     "refresh_grace_seconds", "access_token_audience", "api_scopes"]) {

@@ -23,6 +23,8 @@ public struct GatehouseConfiguration: Sendable {
     public var bcryptPepper: String?
     /// Whether an imported user's external id becomes their `sub` (`users.subject_source`).
     public var subjectSource: SubjectSource = .gatehouse
+    /// Signed webhooks to the product (the `webhooks` array).
+    public var webhooks: [WebhookEndpoint] = []
     public var rateLimits = RateLimitPolicy()
     /// Who the client is behind reverse proxies (`http.trusted_proxies`, `http.client_address_header`).
     public var clientAddresses = ClientAddressResolver(trustedProxies: [])

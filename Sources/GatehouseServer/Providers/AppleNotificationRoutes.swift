@@ -56,7 +56,7 @@ struct AppleNotificationRoutes: Sendable {
             if let email = event.email { identity.email = email.lowercased() }
             try await database.externalIdentities.update(identity)
         case .consentRevoked:
-            details["sessions_ended"] = String(try await endAppleSessions(userId: userId))
+            details["sessions_ended"] = String(try await endAppleSessions(userId: userId, reason: "apple_consent_revoked"))
             // Unlink Apple only when the account keeps another way in (decided atomically with the delete).
             // When Apple is the only one, the identity stays — without its token, which Apple has voided —
             // so the user can sign in with Apple again and consent anew instead of being locked out (#15 item 3).
@@ -75,7 +75,7 @@ struct AppleNotificationRoutes: Sendable {
         case .accountDelete:
             // The Apple ID is gone. The Gatehouse account goes with it only when Apple was its only way in;
             // an account that also has a password or another provider just loses Apple.
-            details["sessions_ended"] = String(try await endAppleSessions(userId: userId))
+            details["sessions_ended"] = String(try await endAppleSessions(userId: userId, reason: "apple_account_deleted"))
             switch try await database.externalIdentities.deleteUnlessLastMethod(provider: "apple", subject: event.subject, userId: userId) {
             case .deleted:
                 details["action"] = "unlinked"
@@ -85,6 +85,8 @@ struct AppleNotificationRoutes: Sendable {
                 switch accountDeletion {
                 case .delete:
                     details["action"] = "delete"
+                    // The store removes the other sessions with the account: the product hears of them first.
+                    await sessions.announceEnded(try await sessions.list(userId: userId), reason: "account_deleted")
                     _ = try await database.users.delete(id: userId)
                     await audit.record(.accountDeleted, userId: userId, context: request.clientContext, details: ["by": "apple"])
                 case .disable:
@@ -102,10 +104,10 @@ struct AppleNotificationRoutes: Sendable {
     }
 
     /// Ends the sessions that signed in with Apple; returns how many.
-    private func endAppleSessions(userId: String) async throws -> Int {
+    private func endAppleSessions(userId: String, reason: String) async throws -> Int {
         var ended = 0
         for session in try await sessions.list(userId: userId) where session.authMethods.contains("apple") {
-            if try await sessions.end(idHash: session.idHash, ofUser: userId) { ended += 1 }
+            if try await sessions.end(idHash: session.idHash, ofUser: userId, reason: reason) { ended += 1 }
         }
         return ended
     }

@@ -65,6 +65,8 @@ public protocol GatehouseDatabase: Sendable {
     var userImports: any UserImportStore { get }
     /// Account search for administrators (the admin API).
     var userSearch: any UserSearchStore { get }
+    /// Webhooks and back-channel logout tokens still to be delivered (the durable outbound queue).
+    var outboundDeliveries: any OutboundDeliveryStore { get }
 }
 
 extension GatehouseDatabase {

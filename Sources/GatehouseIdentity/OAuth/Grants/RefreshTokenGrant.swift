@@ -30,9 +30,12 @@ struct RefreshTokenGrant: Sendable {
             try await revocation.revokeFamily(stored.familyId)
             throw OAuthError.invalidGrant("The account is not available.")
         }
-        let grant = TokenGrant(client: request.client, user: user, scope: scope, authTime: stored.authTime,
+        var grant = TokenGrant(client: request.client, user: user, scope: scope, authTime: stored.authTime,
                                authMethods: stored.authMethods, familyId: stored.familyId, issueRefreshToken: true,
                                familyExpiresAt: stored.expiresAt)
+        // The family's sign-in time is its session's: password-grant families have no browser session, but
+        // their `sid` then names none either, so a logout never matches it.
+        grant.sessionBound = !stored.authMethods.isEmpty
         // Claim first, sign after: the rotation (row lock, reuse detection, family revocation) decides
         // before any signature is computed, so a reused, revoked or concurrently rotated token costs
         // no signing work (issue #17). Everything that can fail (standing, keys) is checked before the claim.

@@ -17,6 +17,12 @@ public struct TokenGrant: Sendable {
     public var issueRefreshToken: Bool
     /// The family's end when refreshing (rotation never extends it); nil for a new family.
     public var familyExpiresAt: Date?
+    /// The tokens continue a browser sign-in (a code, or a refresh family started by one): the ID token
+    /// carries that session's `sid` (Back-Channel Logout 1.0 §2.1), derived from the user and `authTime`.
+    public var sessionBound = false
+    /// The ID token carries the user's `external_id` (sign-ins through the code flow; refreshes skip the
+    /// extra read on their hot path, and userinfo always has it).
+    public var releasesExternalId = false
 
     public init(client: OAuthClient, user: User?, scope: Scope, authTime: Date?, authMethods: [String], nonce: String? = nil,
                 familyId: String = RecordID.random(), issueRefreshToken: Bool, familyExpiresAt: Date? = nil) {
@@ -37,6 +43,8 @@ struct PreparedIssue: Sendable {
     let key: GatehouseCrypto.SigningKey
     /// The ID token's key, when the grant gets an ID token.
     let idKey: GatehouseCrypto.SigningKey?
+    /// Claims the ID token adds to the standard ones (`sid`, `external_id`), read before the claim.
+    let idTokenExtra: [String: JSONValue]
     let refreshValue: String?
     /// The new refresh token's row (stored by the caller, or by `rotate`).
     let refreshRecord: RefreshToken?
@@ -58,6 +66,10 @@ public struct TokenIssuer: Sendable {
     /// JWTs this issuer has signed since it was made: the signing work done, for diagnostics and for
     /// the tests that prove a refused refresh signs nothing.
     public var signaturesMade: Int { signatures.count.load(ordering: .relaxed) }
+    /// Derives the `sid` claim of session-bound ID tokens; nil: no `sid`.
+    public var sids: SessionIdentifier?
+    /// The product's own ids of imported users (`users.external_id`), released as the `external_id` claim.
+    public var externalIds: (any UserImportStore)?
 
     /// `successorKey` must be the same in every process sharing the database (derive it from the server secret).
     public init(settings: OAuthSettings, keys: SigningKeyRing, refreshTokens: any RefreshTokenStore, clock: IdentityClock = .system,
@@ -96,9 +108,16 @@ public struct TokenIssuer: Sendable {
         let now = clock.now()
         let key = try await keys.signingKey()
         var idKey: GatehouseCrypto.SigningKey?
-        if grant.scope.contains(Scope.openID), grant.user != nil {
+        var extra: [String: JSONValue] = [:]
+        if grant.scope.contains(Scope.openID), let user = grant.user {
             idKey = grant.client.idTokenSigningAlgorithm == key.algorithm
                 ? key : try await keys.signingKey(grant.client.idTokenSigningAlgorithm)
+            if grant.sessionBound, let sids, let authTime = grant.authTime {
+                extra["sid"] = .string(sids.sid(userId: user.id, signedInAt: authTime))
+            }
+            if grant.releasesExternalId, let externalId = try await externalIds?.externalId(userId: user.id) {
+                extra["external_id"] = .string(externalId)
+            }
         }
         var refreshValue: String?
         var refreshRecord: RefreshToken?
@@ -110,7 +129,7 @@ public struct TokenIssuer: Sendable {
                                          expiresAt: grant.familyExpiresAt ?? now.addingTimeInterval(settings.refreshTokenLifetime))
             refreshValue = value
         }
-        return PreparedIssue(grant: grant, now: now, key: key, idKey: idKey, refreshValue: refreshValue, refreshRecord: refreshRecord)
+        return PreparedIssue(grant: grant, now: now, key: key, idKey: idKey, idTokenExtra: extra, refreshValue: refreshValue, refreshRecord: refreshRecord)
     }
 
     /// Signs the access token (and the ID token when the scope has `openid`) of a prepared issue.
@@ -119,7 +138,8 @@ public struct TokenIssuer: Sendable {
         let accessToken = try accessTokenJWT(grant, key: prepared.key, now: prepared.now)
         var idToken: String?
         if let idKey = prepared.idKey, let user = grant.user {
-            idToken = try idTokenJWT(grant, user: user, accessToken: accessToken, key: idKey, now: prepared.now)
+            idToken = try idTokenJWT(grant, user: user, accessToken: accessToken, key: idKey, now: prepared.now,
+                                     extra: prepared.idTokenExtra)
         }
         return TokenResponse(accessToken: accessToken, expiresIn: Int(settings.accessTokenLifetime),
                              refreshToken: prepared.refreshValue, idToken: idToken, scope: grant.scope.description)
@@ -138,7 +158,8 @@ public struct TokenIssuer: Sendable {
         return try JWTSigner.sign(claims, with: key, type: "at+jwt")
     }
 
-    func idTokenJWT(_ grant: TokenGrant, user: User, accessToken: String, key: GatehouseCrypto.SigningKey, now: Date) throws -> String {
+    func idTokenJWT(_ grant: TokenGrant, user: User, accessToken: String, key: GatehouseCrypto.SigningKey, now: Date,
+                    extra: [String: JSONValue] = [:]) throws -> String {
         var claims: [String: JSONValue] = [
             "iss": .string(settings.issuer), "sub": .string(user.id), "aud": .string(grant.client.id),
             "azp": .string(grant.client.id), "iat": .integer(Int64(now.timeIntervalSince1970)),
@@ -149,6 +170,7 @@ public struct TokenIssuer: Sendable {
         ]
         if let nonce = grant.nonce { claims["nonce"] = .string(nonce) }
         claims.merge(UserClaims.claims(for: user, scope: grant.scope)) { _, new in new }
+        claims.merge(extra) { _, new in new }
         signatures.count.add(1, ordering: .relaxed)
         return try JWTSigner.sign(claims, with: key, type: "JWT")
     }

@@ -82,13 +82,14 @@ func mhdAccess(_ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?, _ 
     if let pending = state.pending {
         // Called again after the task resumed the connection.
         guard let response = pending.slot.withLock({ $0.take() }) else { return .YES }
-        return queue(response, on: connection, closing: false, state: state)
+        return queue(response, on: connection, closing: state.watch?.reserved ?? false, state: state)
     }
 
     switch server.pipeline.start(method: state.method, target: state.rawTarget, headers: state.headers,
                                  body: state.body, remoteAddress: state.remoteAddress) {
     case .ready(let response):
-        return queue(response, on: connection, closing: false, state: state)
+        // A health check let in past the caps gives its slot back at once.
+        return queue(response, on: connection, closing: state.watch?.reserved ?? false, state: state)
     case .pending(let work):
         let pending = PendingResponse()
         state.pending = pending

@@ -12,7 +12,7 @@ import Glibc
 ///   kernel's backlog. A few slots (`healthCheckConnections`) are kept for `GET`/`HEAD` of the health
 ///   paths, so a load balancer still sees `/healthz` and `/readyz` answer while a flood holds every slot;
 /// - its head must look like HTTP up to the blank line that ends it: blank lines, binary garbage, NUL
-///   bytes get a `400`, a TLS hello is closed, a head that does not end within libmicrohttpd's memory
+///   bytes get a `400`, a TLS hello is closed, a head that does not end within `screenBytes`
 ///   gets a `431`; a connection that sends nothing is closed at the header deadline;
 /// - once handed to libmicrohttpd its request head must complete within `headerTimeoutSeconds` and a
 ///   body must keep arriving at `minimumReceiveBytesPerSecond` (the sweeper below `shutdown(2)`s
@@ -30,7 +30,8 @@ final class ConnectionGate: Sendable {
         /// Slots past the caps for health checks only, and the paths they may ask for.
         var healthCheckConnections: Int = 0
         var healthCheckPaths: Set<String> = []
-        /// The most of a head the screen looks at (libmicrohttpd's per-connection memory).
+        /// The most of a head the screen looks at (below libmicrohttpd's per-connection memory, so a head it lets
+        /// through always leaves libmicrohttpd room to answer).
         var screenBytes: Int = 16 * 1024
     }
 

@@ -105,7 +105,9 @@ public struct GatehouseApp: Sendable {
         var tokens = services.tokens
         tokens.externalIDTokens = NativeIDTokenResolvers(apple: nativeApple, google: nativeGoogle)
         TokenRoutes(tokens: tokens, origins: origins, log: log).register(into: &router)
-        AdminRoutes(administration: services.administration, tokens: services.tokens, log: log).register(into: &router)
+        AdminRoutes(administration: services.administration, tokens: services.tokens, log: log,
+                    limiter: RateLimiter(store: services.database.rateLimits, clock: services.clock),
+                    limits: configuration.rateLimits.adminAPIPerClient).register(into: &router)
         var authorize = AuthorizeRoutes(parser: AuthorizationRequestParser(registry: services.tokens.registry), authorization: services.authorization,
                                         reader: services.webSessions, layout: layout, keys: services.keys, settings: configuration.oauth,
                                         audit: services.audit, clock: services.clock)
@@ -147,5 +149,10 @@ public struct GatehouseApp: Sendable {
     public func respond(to request: Request) async -> Response { await pipeline.respond(to: request) }
 
     /// Starts an HTTP server for this app on the configured address.
-    public func makeServer() -> HTTPServer { HTTPServer(pipeline: pipeline, configuration: configuration.http) }
+    public func makeServer() -> HTTPServer {
+        var http = configuration.http
+        // The health-check reserve serves these past the connection caps (under the public path, if any).
+        http.healthCheckPaths = [configuration.basePath.prefix + "/healthz", configuration.basePath.prefix + "/readyz"]
+        return HTTPServer(pipeline: pipeline, configuration: http)
+    }
 }

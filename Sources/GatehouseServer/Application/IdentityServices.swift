@@ -65,7 +65,7 @@ public struct IdentityServices: Sendable {
             audit: audit, clock: clock)
         tokens = TokenService(database: database, settings: configuration.oauth, keys: keys, accounts: accounts, audit: audit,
                               clock: clock, successorKey: secrets.derivedKey("refresh-successor"), sids: sids)
-        handoffs = HandoffTokens(store: database.oneTimeTokens, clock: clock)
+        handoffs = HandoffTokens(store: database.oneTimeTokens, clock: clock, lifetime: configuration.handoffLifetime)
         handoffConfirmations = HandoffConfirmations(store: database.oneTimeTokens, clock: clock)
         administration = AccountAdministration(database: database, accounts: accounts, sessions: sessions, audit: audit, clock: clock)
         importer = UserImporter(database: database, audit: audit, clock: clock, subjectSource: configuration.subjectSource)

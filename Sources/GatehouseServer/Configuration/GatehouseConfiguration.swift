@@ -36,6 +36,8 @@ public struct GatehouseConfiguration: Sendable {
     public var clients: [ConfiguredClient] = []
     /// Extra Hotwire Native path-configuration rules (`native.path_rules`), before Gatehouse's own.
     var nativePathRules: [PathConfiguration.Rule] = []
+    /// How long a hand-off token (F2) lives (`native.handoff_ttl_seconds`, at most and by default 120 s).
+    public var handoffLifetime: TimeInterval = HandoffTokens.lifetime
     /// Sign in with Apple, Google, GitHub and generic OIDC providers (the `providers` section).
     public var providers = ProvidersConfiguration()
     /// Background purge of expired rows (config section `maintenance`).

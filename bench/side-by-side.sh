@@ -41,7 +41,7 @@ cat > "$BENCH_TMP/gatehouse.json" <<JSON
               "redirect_uris": ["https://bench.example/cb"], "grants": ["authorization_code", "refresh_token"]}]}
 JSON
 export GATEHOUSE_LISTEN=127.0.0.1:$GH_PORT GATEHOUSE_PUBLIC_URL=$GH GATEHOUSE_DATABASE_URL="sqlite://$BENCH_TMP/gh.sqlite"
-echo "$PASSWORD" | "$BIN" user create --email bench@example.com --password-stdin --config "$BENCH_TMP/gatehouse.json" >/dev/null \
+echo "$PASSWORD" | "$BIN" user create --email bench@example.com --password-stdin --verified --config "$BENCH_TMP/gatehouse.json" >/dev/null \
   || die "gatehouse user create failed"
 "$BIN" serve --config "$BENCH_TMP/gatehouse.json" >"$BENCH_TMP/gatehouse.log" 2>&1 &
 GH_PID=$!

@@ -76,7 +76,8 @@ run_mix() {
   classes=$(sed -n 's/^load-mix: //p' "$BENCH_TMP/wrk.stderr")
   rss=$(rss_mb_of "${PIDS[@]}")
   ROWS+=("| $label | $M_REQS | $M_RPS | $p50 | $p90 | **$M_P99** | $M_NON2XX | $M_SOCKET | ${classes:-?} | $M_CPU | $rss |")
-  [ "$M_NON2XX" = 0 ] && [ "$M_SOCKET" = 0 ] || FAILED=$((FAILED + 1))
+  local stray; stray=$(sed -n 's/.*redirects without a code \([0-9]*\).*/\1/p' "$BENCH_TMP/wrk.stderr")
+  [ "$M_NON2XX" = 0 ] && [ "$M_SOCKET" = 0 ] && [ "${stray:-1}" = 0 ] || FAILED=$((FAILED + 1))
 }
 
 create_user() {

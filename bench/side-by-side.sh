@@ -129,9 +129,9 @@ row 'session-cookie "who am I" (`/native/session`; peer: Devise JSON `/session`)
 gh "$GH/account" -H "Cookie: gatehouse_session=$GH_SESSION"
 none; row '`GET /account` (HTML, session cookie)'
 
-REFRESH_SEEDS=$BENCH_TMP/gh-refresh REFRESH_PER_THREAD=$PER_THREAD REFRESH_BASIC=$GH_BASIC \
+REFRESH_LABEL=Gatehouse REFRESH_SEEDS=$BENCH_TMP/gh-refresh REFRESH_PER_THREAD=$PER_THREAD REFRESH_BASIC=$GH_BASIC \
   gh "$GH/oauth/token" -s bench/peer/refresh-chain.lua
-REFRESH_SEEDS=$BENCH_TMP/peer-refresh REFRESH_PER_THREAD=$PER_THREAD REFRESH_BASIC=$PEER_BASIC \
+REFRESH_LABEL="Rails peer" REFRESH_SEEDS=$BENCH_TMP/peer-refresh REFRESH_PER_THREAD=$PER_THREAD REFRESH_BASIC=$PEER_BASIC \
   peer "$PEER_PIDS" "$PEER/oauth/token" -s bench/peer/refresh-chain.lua
 row 'refresh grant, a distinct never-used token per request (rotation)'
 

@@ -38,5 +38,5 @@ end
 function done()
   local r, f = 0, 0
   for _, thread in ipairs(threads) do r = r + thread:get("rotated"); f = f + thread:get("failed") end
-  io.stderr:write(string.format("refresh-chain: %d rotations, %d failed answers\n", r, f))
+  io.stderr:write(string.format("refresh-chain (%s): %d rotations, %d failed answers\n", os.getenv("REFRESH_LABEL") or "?", r, f))
 end

@@ -2,7 +2,8 @@
 # Gatehouse beside a Rails 6.1 + Devise + Doorkeeper 5.5 peer (bench/peer/, Debian packages, puma 2 workers × 5
 # threads, SQLite), in one run, with the same wrk settings: req/s, p99, server CPU µs per request (every process of
 # each server: puma's master and workers, nginx's master and workers) and RSS. Prints a Markdown table.
-# Usage: bench/side-by-side.sh   (WRK_SECONDS, WRK_CONNECTIONS, WRK_THREADS: default 8, 8, 2)
+# Usage: bench/side-by-side.sh   (WRK_SECONDS, WRK_CONNECTIONS, WRK_THREADS: default 8, 8, 2;
+#        GATEHOUSE_BUILD_PATH the SwiftPM scratch path, default .build)
 #
 # Gatehouse: release build, SQLite, rate limits and access log off. Refresh rows use a distinct, never-used
 # refresh token on every request for both servers (bench/peer/refresh-chain.lua passes each rotated token on).
@@ -29,8 +30,10 @@ SEEDS=$(( PER_THREAD * WRK_THREADS ))
 PASSWORD="bench password 1234"
 
 bench_tools
-swift build -c release --product gatehouse >"$BENCH_TMP/build.log" 2>&1 || { tail -20 "$BENCH_TMP/build.log" >&2; die "release build failed"; }
-BIN=.build/release/gatehouse
+BUILD=${GATEHOUSE_BUILD_PATH:-.build}
+swift build -c release --product gatehouse --scratch-path "$BUILD" >"$BENCH_TMP/build.log" 2>&1 \
+  || { tail -20 "$BENCH_TMP/build.log" >&2; die "release build failed"; }
+BIN=$BUILD/release/gatehouse
 
 # --- Gatehouse ---------------------------------------------------------------------------------------------
 GH_PORT=${GATEHOUSE_BENCH_PORT:-18620}; GH=http://127.0.0.1:$GH_PORT

@@ -127,12 +127,17 @@ gh_mint() {
   done
 }
 
-# wait_answer URL [SECONDS]: waits until anything answers over HTTP (a 401 counts: the peer's pages need a session).
+# wait_answer URL SECONDS [PID LOG]: waits until anything answers over HTTP (a 401 counts: the peer's pages need a
+# session); gives up at once, showing the end of LOG, when the process PID has exited.
 wait_answer() {
   local i code
   for i in $(seq $(( ${2:-60} * 5 ))); do
     code=$(curl -s -o /dev/null -w '%{http_code}' "$1" 2>/dev/null || true)
     [ "$code" != "000" ] && [ -n "$code" ] && return 0
+    if [ -n "${3:-}" ] && ! kill -0 "$3" 2>/dev/null; then
+      [ -z "${4:-}" ] || tail -15 "$4" >&2
+      die "the server for $1 exited before answering"
+    fi
     sleep 0.2
   done
   die "no answer from $1 within ${2:-60} s"

@@ -62,7 +62,7 @@ export PEER_DATABASE_PATH=$BENCH_TMP/peer.sqlite3 SECRET_KEY_BASE; SECRET_KEY_BA
 bench/peer/bin/seed "$SEEDS" > "$BENCH_TMP/peer-seed.json" 2>"$BENCH_TMP/peer-seed.log" || { tail -5 "$BENCH_TMP/peer-seed.log" >&2; die "peer seed failed"; }
 PORT=$PEER_PORT bench/peer/bin/start >"$BENCH_TMP/peer.log" 2>&1 &
 PEER_PID=$!
-wait_answer "$PEER/session" 180 || true
+wait_answer "$PEER/session" 180 "$PEER_PID" "$BENCH_TMP/peer.log"
 for _ in $(seq 50); do [ "$(pgrep -c -P "$PEER_PID" || true)" -ge 2 ] && break; sleep 0.2; done
 PEER_PIDS=$(process_tree "$PEER_PID")
 [ "$(wc -w <<<"$PEER_PIDS")" -ge 3 ] || { tail -5 "$BENCH_TMP/peer.log" >&2; die "puma did not start its two workers"; }

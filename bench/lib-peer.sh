@@ -30,6 +30,13 @@ rss_mb_of() {
   for pid in "$@"; do awk '/^VmRSS:/ {print $2}' "/proc/$pid/status"; done | awk '{s += $1} END {printf "%d", s / 1024}'
 }
 
+# pss_mb_of PID…: proportional set size summed, in MB — pages shared between the processes (puma's workers and the
+# master they were forked from) counted once in total rather than once per process.
+pss_mb_of() {
+  local pid
+  for pid in "$@"; do awk '/^Pss:/ {print $2}' "/proc/$pid/smaps_rollup"; done | awk '{s += $1} END {printf "%d", s / 1024}'
+}
+
 # wrk_measure "PID…" URL [wrk args…]: one wrk run; sets M_RPS, M_P99, M_CPU (server µs per request over the
 # listed processes), M_REQS, M_NON2XX (answers ≥ 400) and M_SOCKET (connect+read+write+timeout errors).
 # wrk's own stderr (a script's done() summary) goes to $BENCH_TMP/wrk.stderr.

@@ -49,7 +49,7 @@ echo "$PASSWORD" | "$BIN" user create --email bench@example.com --password-stdin
 "$BIN" serve --config "$BENCH_TMP/gatehouse.json" >"$BENCH_TMP/gatehouse.log" 2>&1 &
 GH_PID=$!
 wait_http "$GH/healthz" || { tail -5 "$BENCH_TMP/gatehouse.log" >&2; die "gatehouse did not start"; }
-sleep 1; GH_RSS_IDLE=$(rss_mb_of "$GH_PID")
+sleep 1; GH_RSS_IDLE=$(rss_mb_of "$GH_PID") GH_PSS_IDLE=$(pss_mb_of "$GH_PID")
 GH_SESSION=$(gh_sign_in "$GH" bench@example.com "$PASSWORD")
 gh_mint "$GH" "$GH_SESSION" bench "$GH_SECRET" https://bench.example/cb $((SEEDS + 1)) > "$BENCH_TMP/gh-tokens.jsonl"
 GH_ACCESS=$(head -1 "$BENCH_TMP/gh-tokens.jsonl" | jq -er .access_token) || die "no Gatehouse access token"
@@ -66,7 +66,7 @@ wait_answer "$PEER/session" 180 "$PEER_PID" "$BENCH_TMP/peer.log"
 for _ in $(seq 50); do [ "$(pgrep -c -P "$PEER_PID" || true)" -ge 2 ] && break; sleep 0.2; done
 PEER_PIDS=$(process_tree "$PEER_PID")
 [ "$(wc -w <<<"$PEER_PIDS")" -ge 3 ] || { tail -5 "$BENCH_TMP/peer.log" >&2; die "puma did not start its two workers"; }
-sleep 1; PEER_RSS_IDLE=$(rss_mb_of $PEER_PIDS)
+sleep 1; PEER_RSS_IDLE=$(rss_mb_of $PEER_PIDS) PEER_PSS_IDLE=$(pss_mb_of $PEER_PIDS)
 PEER_ACCESS=$(jq -er .access_token "$BENCH_TMP/peer-seed.json")
 jq -er '.refresh_tokens[]' "$BENCH_TMP/peer-seed.json" > "$BENCH_TMP/peer-refresh"
 PEER_SECRET=$(jq -er .client_secret "$BENCH_TMP/peer-seed.json")
@@ -142,14 +142,16 @@ gh "$GH/healthz"
 peer "$NGINX_PIDS" "http://127.0.0.1:$NGINX_PORT/"
 row '`/healthz` (peer column: nginx static 200, 2 workers)'
 
-GH_RSS_AFTER=$(rss_mb_of "$GH_PID"); PEER_RSS_AFTER=$(rss_mb_of $PEER_PIDS)
+GH_RSS_AFTER=$(rss_mb_of "$GH_PID") GH_PSS_AFTER=$(pss_mb_of "$GH_PID")
+PEER_RSS_AFTER=$(rss_mb_of $PEER_PIDS) PEER_PSS_AFTER=$(pss_mb_of $PEER_PIDS)
 
 echo "wrk -t$WRK_THREADS -c$WRK_CONNECTIONS -d${WRK_SECONDS}s, $(nproc) cores shared by wrk and both servers, $(date -u '+%Y-%m-%d %H:%M UTC'); load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
 echo "| workload | Gatehouse req/s | p99 | server CPU µs/req | Rails peer req/s | p99 | server CPU µs/req | req/s ratio | CPU ratio (peer/GH) | errors GH / peer |"
 echo "|---|---|---|---|---|---|---|---|---|---|"
 printf '%s\n' "${ROWS[@]}"
-echo "| RSS idle / after the run (MB; peer: puma master + 2 workers) | $GH_RSS_IDLE / $GH_RSS_AFTER | | | $PEER_RSS_IDLE / $PEER_RSS_AFTER | | | | | |"
+echo "| RSS idle / after the run (MB; peer: puma master + 2 workers, summed) | $GH_RSS_IDLE / $GH_RSS_AFTER | | | $PEER_RSS_IDLE / $PEER_RSS_AFTER | | | | | |"
+echo "| PSS idle / after the run (MB; shared pages counted once) | $GH_PSS_IDLE / $GH_PSS_AFTER | | | $PEER_PSS_IDLE / $PEER_PSS_AFTER | | | | | |"
 echo
 grep '^refresh-chain' "$BENCH_TMP/wrk.stderr" | sed 's/^/    /' || true
 [ "$FAILURES" = 0 ] || die "$FAILURES row(s) had non-2xx/3xx answers or socket errors (see the errors column)"

@@ -23,10 +23,9 @@ cat > "$BENCH_TMP/config.json" <<JSON
               "redirect_uris": ["https://bench.example/cb"], "scopes": ["api.read"],
               "grants": ["authorization_code", "refresh_token", "password", "client_credentials"]}]}
 JSON
-echo "bench password 1234" | .build/release/gatehouse user create --email bench@example.com --password-stdin --config "$BENCH_TMP/config.json" >/dev/null 2>&1 || true
-.build/release/gatehouse serve --config "$BENCH_TMP/config.json" >"$BENCH_TMP/gatehouse.log" &
-GH_PID=$!
-wait_http "$URL/healthz"
+echo "bench password 1234" | .build/release/gatehouse user create --email bench@example.com --password-stdin --verified --config "$BENCH_TMP/config.json" >/dev/null
+start_gatehouse "$BENCH_TMP/gatehouse.log" "$URL" serve --config "$BENCH_TMP/config.json"
+sleep 1; RSS_IDLE=$(rss_mb "$GH_PID")
 
 BASIC=$(printf 'bench:%s' "$SECRET" | base64 -w0)
 TOKENS=$(curl -s -u "bench:$SECRET" -d grant_type=password -d username=bench@example.com -d "password=bench password 1234" \
@@ -57,3 +56,5 @@ wrk_run "client_credentials grant" "$GH_PID" "$URL/oauth/token" -s "$BENCH_TMP/c
 wrk_run "introspection (valid token)" "$GH_PID" "$URL/oauth/introspect" -s "$BENCH_TMP/introspect.lua"
 wrk_run "userinfo (Bearer)" "$GH_PID" "$URL/oauth/userinfo" -H "Authorization: Bearer $ACCESS"
 WRK_CONNECTIONS=16 wrk_run "password grant (Argon2id 19 MiB, t=2)" "$GH_PID" "$URL/oauth/token" -s "$BENCH_TMP/password.lua"
+echo
+echo "start to ready: $READY_MS ms; RSS idle after start-up $RSS_IDLE MB, after this run $(rss_mb "$GH_PID") MB"

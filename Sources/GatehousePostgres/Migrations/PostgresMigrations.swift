@@ -235,5 +235,11 @@ enum PostgresMigrations {
             ALTER TABLE users ADD COLUMN external_id TEXT COLLATE "C";
             CREATE UNIQUE INDEX users_by_external_id ON users (external_id);
             """),
+        // The account page finds each client's oldest live grant by walking this index in creation
+        // order (one seek per client, not one row per token); it replaces the (user_id, client_id) prefix.
+        PostgresMigration(version: 28, name: "refresh_tokens_by_user_created", sql: """
+            CREATE INDEX refresh_tokens_by_user_created ON refresh_tokens (user_id, client_id, created_at);
+            DROP INDEX refresh_tokens_by_user;
+            """),
     ]
 }

@@ -32,6 +32,7 @@ public enum StoreSchema {
         Version(number: 17, name: "provider_events"),
         Version(number: 18, name: "audit_log_search"),
         Version(number: 19, name: "users_external_id"),
+        Version(number: 28, name: "refresh_tokens_by_user_created"),
     ]
 
     /// The version this build expects after `migrate()`.

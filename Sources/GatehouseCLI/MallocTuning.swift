@@ -9,6 +9,10 @@ import Glibc
 /// pool and the database queues, so freed blocks scatter across a dozen arenas and RSS keeps growing with
 /// traffic. Two arenas keep contention low on the two I/O threads while freed memory gets reused.
 /// `MALLOC_ARENA_MAX` in the environment still wins (glibc reads it first; we leave it alone then).
+///
+/// The mmap threshold is left dynamic on purpose: pinned low, every Argon2id hash maps and faults in its
+/// 19 MiB afresh — 24 ms per hash on this machine against 2 ms from a reused heap — so sign-in keeps its
+/// hash memory resident after a burst (RSS after the sign-in benchmark ~80 MB) instead.
 enum MallocTuning {
     /// `M_ARENA_MAX` from glibc's <malloc.h>, which the Glibc module does not export (nor `mallopt`).
     private static let arenaMaxOption: Int32 = -8

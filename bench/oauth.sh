@@ -34,9 +34,8 @@ mint_start=$(date +%s.%N)
 .build/release/gatehouse bench refresh-tokens --client bench --email bench@example.com --scope openid \
   --count $((REFRESH_TOKENS / 2)) --config "$BENCH_TMP/config.json" > "$BENCH_TMP/refresh-openid.txt"
 mint_seconds=$(awk -v a="$mint_start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
-.build/release/gatehouse serve --config "$BENCH_TMP/config.json" >"$BENCH_TMP/gatehouse.log" &
-GH_PID=$!
-wait_http "$URL/healthz"
+start_gatehouse "$BENCH_TMP/gatehouse.log" "$URL" serve --config "$BENCH_TMP/config.json"
+sleep 1; RSS_IDLE=$(rss_mb "$GH_PID")
 
 BASIC=$(printf 'bench:%s' "$SECRET" | base64 -w0)
 TOKENS=$(curl -s -u "bench:$SECRET" -d grant_type=password -d username=bench@example.com -d "password=bench password 1234" \
@@ -57,7 +56,7 @@ post_script introspect "token=$ACCESS"
 post_script password "grant_type=password&username=bench%40example.com&password=bench+password+1234&scope=openid"
 
 echo "wrk -t${WRK_THREADS:-2} -c${WRK_CONNECTIONS:-64} -d${WRK_SECONDS:-10}s (refresh rows: -c${REFRESH_CONNECTIONS:-8}) on $(nproc) cores shared by wrk and the server; database ${GATEHOUSE_DATABASE_URL%%:*}; load average $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "minted $REFRESH_TOKENS + $((REFRESH_TOKENS / 2)) distinct refresh tokens in ${mint_seconds} s; RSS after start-up $(rss_mb "$GH_PID") MB"
+echo "minted $REFRESH_TOKENS + $((REFRESH_TOKENS / 2)) distinct refresh tokens in ${mint_seconds} s"
 echo
 echo "| workload | req/s | p99 | server CPU µs/req | non-2xx |"
 echo "|---|---|---|---|---|"
@@ -72,4 +71,4 @@ wrk_run "introspection (valid token)" "$GH_PID" "$URL/oauth/introspect" -s "$BEN
 wrk_run "userinfo (Bearer)" "$GH_PID" "$URL/oauth/userinfo" -H "Authorization: Bearer $ACCESS"
 WRK_CONNECTIONS=16 wrk_run "password grant (Argon2id 19 MiB, t=2)" "$GH_PID" "$URL/oauth/token" -s "$BENCH_TMP/password.lua"
 echo
-echo "RSS after the run: $(rss_mb "$GH_PID") MB"
+echo "start to ready: $READY_MS ms; RSS idle after start-up $RSS_IDLE MB, after the run $(rss_mb "$GH_PID") MB"

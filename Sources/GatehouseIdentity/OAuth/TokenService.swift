@@ -15,6 +15,7 @@ public struct TokenService: Sendable {
     let clientCredentials: ClientCredentialsGrant
     let refreshTokens: any RefreshTokenStore
     let users: any UserStore
+    let hotReads: any HotReadStore
     /// Verifies third-party ID tokens for the token-exchange grant; the server sets it (nil: grant refused).
     public var externalIDTokens: (any ExternalIDTokenResolver)?
 
@@ -39,6 +40,7 @@ public struct TokenService: Sendable {
         clientCredentials = ClientCredentialsGrant(issuer: issuer)
         refreshTokens = database.refreshTokens
         users = database.users
+        hotReads = database.hotReads
     }
 
     /// Handles a token request whose parameters were each sent once.
@@ -125,14 +127,17 @@ public struct TokenService: Sendable {
 
     /// The OpenID Connect userinfo claims for a valid access token with the `openid` scope; a valid
     /// token without it is `insufficient_scope` (RFC 6750 §3.1), not `invalid_token`.
+    /// The revocation check and the user are one statement (`HotReadStore.bearerSubject`), read on every call.
     public func userInfo(accessToken: String) async throws -> [String: JSONValue] {
-        guard let claims = try await validator.validate(accessToken) else {
-            throw OAuthError(.invalidToken, "The access token is invalid, expired or revoked.")
-        }
+        let invalid = OAuthError(.invalidToken, "The access token is invalid, expired or revoked.")
+        guard let claims = try await validator.verifiedUnexpired(accessToken) else { throw invalid }
+        let subject = try await hotReads.bearerSubject(userId: claims.subject,
+                                                       revocationKeys: AccessTokenValidator.revocationKeys(claims))
+        guard !subject.revoked else { throw invalid }
         guard claims.scope.contains(Scope.openID) else {
             throw OAuthError(.insufficientScope, "The access token was not issued with the openid scope.")
         }
-        guard let user = try await users.find(id: claims.subject), !user.disabled else {
+        guard let user = subject.user, !user.disabled else {
             throw OAuthError(.invalidToken, "The account is not available.")
         }
         var result = UserClaims.claims(for: user, scope: claims.scope)

@@ -48,12 +48,26 @@ public struct SessionService: Sendable {
 
     /// The valid session for a cookie value, or nil. Extends the idle expiry at most once per `touchInterval`.
     public func resolve(token: String) async throws -> ActiveSession? {
+        try await resolve(token: token, withProviders: false)?.active
+    }
+
+    /// ``resolve(token:)`` and the providers linked to the account, still one statement (`/native/session`).
+    public func resolveWithProviders(token: String) async throws -> (active: ActiveSession, providers: [String])? {
+        try await resolve(token: token, withProviders: true).map { ($0.active, $0.providers) }
+    }
+
+    private func resolve(token: String, withProviders: Bool) async throws -> (active: ActiveSession, providers: [String])? {
         // Our tokens are 43 base64url characters; anything else cannot be one, so skip the lookup.
         guard token.utf8.count == 43 else { return nil }
         let now = clock.now()
         let hash = Self.hash(token)
-        guard var session = try await database.sessions.findValid(idHash: hash, now: now),
-              let user = try await database.users.find(id: session.userId), !user.disabled else { return nil }
+        // Session and user in one statement: every page and the app's launch check come through here.
+        let reads = database.hotReads
+        guard let found = try await withProviders ? reads.sessionWithUserAndProviders(idHash: hash, now: now)
+                                                  : reads.sessionWithUser(idHash: hash, now: now),
+              !found.user.disabled else { return nil }
+        var session = found.session
+        let user = found.user
         if now.timeIntervalSince(session.lastSeenAt) >= policy.touchInterval {
             let idle = min(now.addingTimeInterval(policy.idleTimeout), session.absoluteExpiresAt)
             if try await database.sessions.touch(idHash: hash, lastSeenAt: now, idleExpiresAt: idle) {
@@ -61,7 +75,7 @@ public struct SessionService: Sendable {
                 session.idleExpiresAt = idle
             }
         }
-        return ActiveSession(session: session, user: user)
+        return (ActiveSession(session: session, user: user), found.providers ?? [])
     }
 
     /// Ends one session by its token.

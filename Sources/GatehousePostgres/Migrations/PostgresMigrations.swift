@@ -251,5 +251,11 @@ enum PostgresMigrations {
             );
             CREATE INDEX outbound_deliveries_by_due ON outbound_deliveries (next_attempt_at);
             """),
+        // The account page finds each client's oldest live grant by walking this index in creation
+        // order (one seek per client, not one row per token); it replaces the (user_id, client_id) prefix.
+        PostgresMigration(version: 21, name: "refresh_tokens_by_user_created", sql: """
+            CREATE INDEX refresh_tokens_by_user_created ON refresh_tokens (user_id, client_id, created_at);
+            DROP INDEX refresh_tokens_by_user;
+            """),
     ]
 }

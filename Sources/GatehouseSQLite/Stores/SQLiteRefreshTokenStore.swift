@@ -103,21 +103,11 @@ struct SQLiteRefreshTokenStore: RefreshTokenStore {
     }
 
     func activeGrants(userId: String, now: Date) async throws -> [ActiveGrant] {
-        // Current tokens with the creation time of their family's first token (the grant), the
-        // oldest grant of each client first; the first row per client is its entry.
-        let rows = try await pool.read { db in
-            try db.query("""
-                SELECT t.client_id, t.scope, f.granted_at FROM refresh_tokens t
-                JOIN (SELECT family_id, MIN(created_at) AS granted_at FROM refresh_tokens
-                      WHERE user_id = ? GROUP BY family_id) f ON f.family_id = t.family_id
-                WHERE t.user_id = ? AND t.revoked_at IS NULL AND t.rotated_at IS NULL AND t.expires_at > ?
-                ORDER BY t.client_id, f.granted_at, t.family_id, t.created_at
-                """, [userId, userId, now]) { row in
+        try await pool.read { db in
+            try db.query(ActiveGrantsQuery.sql, [userId, now]) { row in
                 ActiveGrant(clientId: row.text(0), scope: row.text(1), since: row.date(2))
             }
         }
-        var seen = Set<String>()
-        return rows.filter { seen.insert($0.clientId).inserted }
     }
 
     func purgeExpired(now: Date, limit: Int) async throws -> Int {

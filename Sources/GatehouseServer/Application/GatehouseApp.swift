@@ -18,7 +18,7 @@ public struct GatehouseApp: Sendable {
     public let services: IdentityServices
     /// The enabled sign-in providers (and the simulator in demo mode).
     public let providers: ProviderRegistry
-    let providerRevocations: ProviderRevocationQueue
+    let providerRevocations: ProviderTokenRevocations
     /// Rows removed by background maintenance, by table (`MaintenanceService`).
     public let maintenancePurged: Counter
 

@@ -190,27 +190,27 @@ struct NativeRoutes: Sendable {
     }
 
     private func linkTicket(_ request: Request) async throws -> Response {
-        func refuse(_ status: HTTPStatus, _ code: String, _ description: String) -> Response {
-            var response = Response.json(["error": code, "error_description": description], status: status)
+        func refuse(_ status: HTTPStatus, _ code: OAuthError.Code, _ description: String) -> Response {
+            var response = Response.json(["error": code.rawValue, "error_description": description], status: status)
             response.headers.set("Cache-Control", "no-store")
             return response
         }
         guard request.headers["Origin"] == publicOrigin else {
-            return refuse(.forbidden, "invalid_request", "Cross-origin requests are not accepted here.")
+            return refuse(.forbidden, .invalidRequest, "Cross-origin requests are not accepted here.")
         }
-        guard let form = try? request.form() else { return refuse(.badRequest, "invalid_request", "The form is not valid.") }
+        guard let form = try? request.form() else { return refuse(.badRequest, .invalidRequest, "The form is not valid.") }
         let web = try await reader.read(request)
-        guard let active = web.active else { return refuse(.unauthorized, "login_required", "Your session has ended. Sign in again.") }
-        do { try reader.requireCSRF(form, web) } catch { return refuse(.forbidden, "invalid_request", error.publicMessage) }
+        guard let active = web.active else { return refuse(.unauthorized, .loginRequired, "Your session has ended. Sign in again.") }
+        do { try reader.requireCSRF(form, web) } catch { return refuse(.forbidden, .invalidRequest, error.publicMessage) }
         guard let app = try await apps.app(form["app"]) else {
-            return refuse(.badRequest, "invalid_client", "This app is not registered for signing in.")
+            return refuse(.badRequest, .invalidClient, "This app is not registered for signing in.")
         }
         // The same rules as "Link …" on the web (issue #14 items 2 and 21): a recent sign-in, an account in standing.
         if clock.now().timeIntervalSince(active.session.createdAt) > linkMaxSignInAge {
-            return refuse(.forbidden, "login_required", "Sign in again to link a new way of signing in.")
+            return refuse(.forbidden, .loginRequired, "Sign in again to link a new way of signing in.")
         }
         do { try AccountStanding.requireLinking(active.user) } catch {
-            return refuse(.forbidden, "access_denied", error.message)
+            return refuse(.forbidden, .accessDenied, error.message)
         }
         var response = Response.json(["ticket": try await confirmations.mintLinkTicket(userId: active.user.id, appID: app.clientID)])
         response.headers.set("Cache-Control", "no-store")
@@ -241,7 +241,7 @@ struct NativeRoutes: Sendable {
     /// a session cookie came in: a response never plants cookie headers on a client that had none.
     private func signOut(_ request: Request) async throws -> Response {
         if Self.isCrossSite(request, publicOrigin: reader.cookies.publicOrigin) {
-            var refused = Response.json(["error": "invalid_request", "error_description": "Cross-site requests are not accepted here."],
+            var refused = Response.json(["error": OAuthError.Code.invalidRequest.rawValue, "error_description": "Cross-site requests are not accepted here."],
                                         status: .forbidden)
             refused.headers.set("Cache-Control", "no-store")
             return refused

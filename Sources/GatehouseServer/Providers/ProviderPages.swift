@@ -8,7 +8,7 @@ struct ProviderPages: Sendable {
     /// (id, label) per enabled provider, in button order.
     let buttons: [(id: String, label: String)]
     let database: (any GatehouseDatabase)?
-    let revocations: ProviderRevocationQueue?
+    let revocations: ProviderTokenRevocations?
 
     static let none = ProviderPages(buttons: [], database: nil, revocations: nil)
 

@@ -13,7 +13,7 @@ struct ProviderWiring: Sendable {
 
     let registry: ProviderRegistry
     let pages: ProviderPages
-    let revocations: ProviderRevocationQueue
+    let revocations: ProviderTokenRevocations
     let flows: ProviderFlowStore
     let configuration: ProvidersConfiguration
 
@@ -40,8 +40,8 @@ struct ProviderWiring: Sendable {
                                           clock: services.clock.now, report: { log.error("provider configuration", [("problem", $0)]) })
         // A key of its own for sealing provider tokens: independent of every other derived key.
         let sealing = try! KeyEncryptionKey(bytes: secrets.derivedKey("provider-tokens"))
-        revocations = ProviderRevocationQueue(database: services.database, registry: registry, sealing: sealing, clock: services.clock,
-                                              audit: services.audit)
+        revocations = ProviderTokenRevocations(database: services.database, revoker: RegistryTokenRevoker(registry: registry),
+                                               sealing: sealing, clock: services.clock, audit: services.audit)
         flows = ProviderFlowStore(store: services.database.flowStates, clock: services.clock, sealing: sealing)
         let simulated = simulator != nil
         pages = ProviderPages(buttons: registry.providers.map { ($0.id, $0.displayName + (simulated ? " (simulated)" : "")) },
@@ -50,11 +50,10 @@ struct ProviderWiring: Sendable {
     }
 
     /// The account rules for provider identities, shared by the web flow and native Sign in with Apple.
-    func makeLinker(services: IdentityServices) -> ProviderAccountLinker {
+    func makeLinker(services: IdentityServices) -> ExternalIdentityService {
         let providers = configuration
-        return ProviderAccountLinker(database: services.database, clock: services.clock, audit: services.audit,
-                                     linkVerifiedEmails: providers.linkVerifiedEmails, trustsEmail: { providers.trustsEmail(of: $0) },
-                                     displayName: { [pages] in pages.label($0) })
+        return ExternalIdentityService(database: services.database, clock: services.clock, audit: services.audit,
+                                       linkVerifiedEmails: providers.linkVerifiedEmails, trustsEmail: { providers.trustsEmail(of: $0) })
     }
 
     func routes(accountPages: AccountPages, services: IdentityServices, publicBase: String, layout: PageLayout) -> ProviderRoutes {
@@ -77,9 +76,9 @@ struct ProviderWiring: Sendable {
         let providers = configuration
         routes(accountPages: accountPages, services: services, publicBase: publicBase, layout: layout).register(into: &router)
         if let apple = registry.apple {
-            AppleNotificationRoutes(apple: apple, database: services.database, sessions: services.sessions, accounts: services.accounts,
-                                    audit: services.audit, clock: services.clock, accountDeletion: providers.appleAccountDeletion)
-                .register(into: &router)
+            let events = AppleAccountEvents(database: services.database, sessions: services.sessions, accounts: services.accounts,
+                                            audit: services.audit, clock: services.clock, accountDeletion: providers.appleAccountDeletion)
+            AppleNotificationRoutes(apple: apple, events: events, audit: services.audit).register(into: &router)
         }
     }
 }

@@ -26,12 +26,14 @@ public struct GatehouseApp: Sendable {
     ///   - readiness: overrides the database ping behind `/readyz` (tests).
     ///   - mailer: defaults to the log mailer.
     ///   - wrapProviderTransport: wraps the transport to upstream providers (tests inject faults).
+    ///   - demoProviders: the simulated providers demo mode mounts (`SimulatedDemoProviders` from `GatehouseDemo`).
     public init(configuration: GatehouseConfiguration, database: any GatehouseDatabase, secrets: ServerSecrets,
                 log: ServerLog = ServerLog(), accessLogSink: AccessLogMiddleware.Sink? = nil, mailer: (any Mailer)? = nil,
                 clock: IdentityClock = .system, readiness: OperationsRoutes.ReadinessCheck? = nil,
-                wrapProviderTransport: (@Sendable (any ProviderTransport) -> any ProviderTransport)? = nil) {
+                wrapProviderTransport: (@Sendable (any ProviderTransport) -> any ProviderTransport)? = nil,
+                demoProviders: (any DemoProviders)? = nil) {
         var configuration = configuration
-        let simulator = ProviderWiring.prepareDemo(&configuration, clock: clock, log: log)
+        let simulator = ProviderWiring.prepareDemo(&configuration, providers: demoProviders, clock: clock, log: log)
         self.configuration = configuration
         self.log = log
         let metrics = HTTPMetrics()

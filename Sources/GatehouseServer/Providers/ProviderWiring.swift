@@ -2,7 +2,6 @@ import Foundation
 import GatehouseCrypto
 import GatehouseHTTP
 import GatehouseIdentity
-import GatehouseProviderSimulator
 import GatehouseProviders
 
 /// Builds the provider side of the app from configuration: the transport (URLSession, the mounted
@@ -18,19 +17,24 @@ struct ProviderWiring: Sendable {
     let configuration: ProvidersConfiguration
 
     /// Demo mode fills in the simulated providers before anything else reads the configuration.
-    static func prepareDemo(_ configuration: inout GatehouseConfiguration, clock: IdentityClock, log: ServerLog) -> ProviderSimulator? {
+    static func prepareDemo(_ configuration: inout GatehouseConfiguration, providers: (any DemoProviders)?, clock: IdentityClock,
+                            log: ServerLog) -> (any MountedDemoProviders)? {
         guard configuration.demo else { return nil }
-        do { return try DemoProviders.setUp(&configuration, clock: clock.now) } catch {
+        guard let providers else {
+            log.info("demo mode without simulated providers (this build does not compose them in)", [])
+            return nil
+        }
+        do { return try providers.setUp(&configuration, clock: clock.now) } catch {
             log.error("provider simulator not started", [("error", String(describing: error))])
             return nil
         }
     }
 
-    init(configuration: GatehouseConfiguration, services: IdentityServices, secrets: ServerSecrets, simulator: ProviderSimulator?,
+    init(configuration: GatehouseConfiguration, services: IdentityServices, secrets: ServerSecrets, simulator: (any MountedDemoProviders)?,
          wrapTransport: TransportWrapper?, log: ServerLog) {
         var transport: any ProviderTransport = URLSessionProviderTransport(timeoutSeconds: configuration.providers.timeoutSeconds)
         if let simulator {
-            transport = InProcessProviderTransport(base: simulator.configuration.baseURL,
+            transport = InProcessProviderTransport(base: simulator.baseURL,
                                                    pipeline: RequestPipeline(router: simulator.makeRouter(), middleware: [BasePathMiddleware(configuration.basePath)]),
                                                    fallback: transport)
         }

@@ -98,7 +98,7 @@ let package = Package(
         ]),
         .testTarget(name: "GatehouseProvidersTests", dependencies: [
             "GatehouseProviders", "GatehouseServer", "GatehouseDemo", "GatehouseProviderSimulator", "GatehouseHTTP", "GatehouseCrypto",
-            "GatehouseTesting", "GatehouseStore", "GatehouseSQLite", "GatehouseIdentity",
+            "GatehouseTesting", "GatehouseStore", "GatehouseSQLite", "GatehouseIdentity", "GatehouseHTTPServer",
         ]),
     ],
     swiftLanguageModes: [.v6]

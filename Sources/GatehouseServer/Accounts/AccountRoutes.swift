@@ -99,11 +99,11 @@ extension AccountPages {
         let user = active.user
         let csrf = hidden("csrf_token", reader.token(for: web))
         let list = try await sessions.list(userId: user.id)
-        let rows = list.map { session -> String in
+        let rows = list.map { session -> HTML in
             let current = session.idHash == active.session.idHash
             return """
-                <tr><td>\(h(Self.describe(userAgent: session.userAgent)))\(current ? " <strong>(this browser)</strong>" : "")<br>
-                <span class="muted">\(h(session.ip ?? "unknown address")) · signed in \(h(Self.format(session.createdAt))) · last seen \(h(Self.format(session.lastSeenAt)))</span></td>
+                <tr><td>\(Self.describe(userAgent: session.userAgent))\(current ? " <strong>(this browser)</strong>" : HTML.empty)<br>
+                <span class="muted">\(session.ip ?? "unknown address") · signed in \(Self.format(session.createdAt)) · last seen \(Self.format(session.lastSeenAt))</span></td>
                 <td><form method="post" action="/account/sessions/\(session.idHash.hex)/end">\(csrf)
                 <button type="submit" class="secondary" aria-label="End this session">End</button></form></td></tr>
                 """
@@ -112,7 +112,7 @@ extension AccountPages {
         let apps = try await authorizedApps(userId: user.id, csrf: csrf)
         return page("Your account", """
             \(PageLayout.notice(notice, kind: "info"))\(PageLayout.notice(error))
-            <p><strong>\(h(user.displayName ?? user.email))</strong><br><span class="muted">\(h(user.email)) · \(user.emailVerified ? "confirmed" : "not confirmed yet")</span></p>
+            <p><strong>\(user.displayName ?? user.email)</strong><br><span class="muted">\(user.email) · \(user.emailVerified ? "confirmed" : "not confirmed yet")</span></p>
             <h2>Sign-in methods</h2><ul id="methods">\(methods.items)</ul>\(methods.linkForms)
             <h2>Applications</h2>
             \(apps)
@@ -134,19 +134,19 @@ extension AccountPages {
 
     /// `2026-11-29 20:31 UTC`, through gmtime_r: a DateFormatter costs more than the rest of the page.
     /// Applications the user consented to or that hold refresh tokens, each with a revoke button.
-    func authorizedApps(userId: String, csrf: String) async throws -> String {
+    func authorizedApps(userId: String, csrf: HTML) async throws -> HTML {
         let consents = try await database.consents.list(userId: userId)
         let grants = try await database.refreshTokens.activeGrants(userId: userId, now: clock.now())
         let clientIDs = Array(Set(consents.map(\.clientId) + grants.map(\.clientId))).sorted()
         guard !clientIDs.isEmpty else { return #"<p class="muted">No application has access to your account.</p>"# }
-        var rows: [String] = []
+        var rows: [HTML] = []
         for clientID in clientIDs {
             let name = try await database.oauthClients.find(id: clientID)?.name ?? clientID
             let scope = consents.first { $0.clientId == clientID }?.scopes.joined(separator: " ")
                 ?? grants.first { $0.clientId == clientID }?.scope ?? ""
             rows.append("""
-                <tr><td>\(h(name))<br><span class="muted">\(h(scope))</span></td>
-                <td><form method="post" action="/account/apps/\(h(PercentDecoding.encode(clientID)))/revoke">\(csrf)
+                <tr><td>\(name)<br><span class="muted">\(scope)</span></td>
+                <td><form method="post" action="/account/apps/\(PercentDecoding.encode(clientID))/revoke">\(csrf)
                 <button type="submit" class="secondary">Revoke</button></form></td></tr>
                 """)
         }

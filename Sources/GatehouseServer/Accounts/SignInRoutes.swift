@@ -54,7 +54,7 @@ extension AccountPages {
             \(PageLayout.notice(error))\(PageLayout.notice(info, kind: "info"))
             <form method="post" action="/sign-in">
             \(hidden("csrf_token", reader.token(for: web)))\(returnTo.map { hidden("return_to", $0) } ?? "")
-            <label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" required value="\(h(email))">
+            <label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" required value="\(email)">
             <label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>
             <button type="submit">Sign in</button>
             </form>

@@ -43,8 +43,8 @@ extension AccountPages {
             \(PageLayout.notice(error))
             <form method="post" action="/sign-up">
             \(hidden("csrf_token", reader.token(for: web)))
-            <label for="email">Email</label><input id="email" name="email" type="email" autocomplete="email" required value="\(h(email))">
-            <label for="name">Name <span class="muted">(optional)</span></label><input id="name" name="name" type="text" autocomplete="name" value="\(h(name))">
+            <label for="email">Email</label><input id="email" name="email" type="email" autocomplete="email" required value="\(email)">
+            <label for="name">Name <span class="muted">(optional)</span></label><input id="name" name="name" type="text" autocomplete="name" value="\(name)">
             <label for="password">Password</label><input id="password" name="password" type="password" autocomplete="new-password" minlength="10" required>
             <p class="muted">At least 10 characters.</p>
             <button type="submit">Create account</button>

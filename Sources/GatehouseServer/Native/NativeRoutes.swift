@@ -90,12 +90,12 @@ struct NativeRoutes: Sendable {
                       ("callback", callback)]
         if let returnTo, link == nil { fields.append(("return_to", returnTo)) }
         if let link { fields.append(("link", link)) }
-        let hidden = fields.map { #"<input type="hidden" name="\#(h($0.0))" value="\#(h($0.1))">"# }.joined()
+        let hidden = fields.map { PageLayout.hidden($0.0, $0.1) }.joined()
         let action = "/auth/\(provider)" + (link == nil ? "" : "/link")
         var response = Response.html(layout.render(title: "Continue to sign in", body: """
-            <p>\(h(app.name)) asked you to \(link == nil ? "sign in" : "link your account") with \(h(provider.capitalized)).</p>
-            <form method="post" action="\(h(action))" id="native-start">\(hidden)
-            <button type="submit">Continue with \(h(provider.capitalized))</button></form>
+            <p>\(app.name) asked you to \(link == nil ? "sign in" : "link your account") with \(provider.capitalized).</p>
+            <form method="post" action="\(action)" id="native-start">\(hidden)
+            <button type="submit">Continue with \(provider.capitalized)</button></form>
             <script type="module" src="/assets/native-start.js"></script>
             """))
         if let cookie = web.newCSRFCookie { response.setCookie(cookie) }
@@ -141,12 +141,12 @@ struct NativeRoutes: Sendable {
         guard let token = request.query["token"], token.utf8.count == 43 else {
             return errorPage(HandoffTokens.Failure.invalidToken.message, status: .badRequest)
         }
-        let app = request.query["app"].map { #"<input type="hidden" name="app" value="\#(h($0))">"# } ?? ""
+        let app = request.query["app"].map { PageLayout.hidden("app", $0) } ?? .empty
         var response = Response.html(layout.render(title: "Finishing sign-in", body: """
             <p id="redeem-working" class="muted">Finishing signing in…</p>
             <p id="redeem-unbound" class="notice error" role="alert" hidden>This sign-in was not started in this app. Start again from the sign-in screen.</p>
             <form method="post" action="/native/redeem" data-gatehouse-redeem>
-            <input type="hidden" name="csrf_token" value="\(h(reader.token(for: web)))"><input type="hidden" name="token" value="\(h(token))">\(app)\
+            <input type="hidden" name="csrf_token" value="\(reader.token(for: web))"><input type="hidden" name="token" value="\(token)">\(app)\
             <input type="hidden" name="verifier" value=""><noscript><p>Signing in from the app needs JavaScript.</p></noscript></form>
             """))
         if let cookie = web.newCSRFCookie { response.setCookie(cookie) }

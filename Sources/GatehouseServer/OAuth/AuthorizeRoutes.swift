@@ -206,7 +206,7 @@ struct AuthorizeRoutes: Sendable {
 
     private func unconfirmedPage(_ user: User) -> Response {
         var response = Response.html(layout.render(title: "Confirm your email address first", body: """
-            \(PageLayout.notice("Applications can sign you in once \(h(user.email)) is confirmed."))
+            \(PageLayout.notice("Applications can sign you in once \(user.email) is confirmed."))
             <p>Open the link we sent to that address, or <a href="/password/forgot">reset your password by email</a>,
             which confirms it too. Then go back to the application and sign in again.</p>
             """), status: .forbidden)
@@ -242,32 +242,32 @@ struct AuthorizeRoutes: Sendable {
     private func decisionPage(_ step: AuthorizationService.ApprovalStep, _ request: AuthorizationRequest, pendingID: String,
                               web: WebSession) -> Response {
         let csrf = reader.token(for: web)
-        let email = h(web.user?.email ?? "")
-        let form = """
+        let email = web.user?.email ?? ""
+        let form: HTML = """
             <form method="post" action="/oauth/authorize/decision">
-            <input type="hidden" name="csrf_token" value="\(h(csrf))">
-            <input type="hidden" name="\(Self.requestField)" value="\(h(pendingID))">
+            <input type="hidden" name="csrf_token" value="\(csrf)">
+            <input type="hidden" name="\(Self.requestField)" value="\(pendingID)">
             <button type="submit" name="\(Self.decisionField)" value="allow">\(step == .confirm ? "Continue" : "Allow")</button>
             <button type="submit" name="\(Self.decisionField)" value="deny" class="secondary">\(step == .confirm ? "Cancel" : "Deny")</button>
             </form>
             """
         let title: String
-        let body: String
+        let body: HTML
         if step == .confirm {
             title = "Continue to \(request.client.name)?"
             body = """
-                <p>Continue to <strong>\(h(request.client.name))</strong> as <strong>\(email)</strong>?</p>
-                <p class="muted">Only continue if you just started signing in to \(h(request.client.name)) yourself. \
+                <p>Continue to <strong>\(request.client.name)</strong> as <strong>\(email)</strong>?</p>
+                <p class="muted">Only continue if you just started signing in to \(request.client.name) yourself. \
                 Another app on this device could be pretending to be it.</p>
                 \(form)
                 """
         } else {
-            let scopes = request.scope.values.map { "<li>\(h(Self.describe(scope: $0)))</li>" }.joined()
+            let scopes = request.scope.values.map { scope -> HTML in "<li>\(Self.describe(scope: scope))</li>" }.joined()
             title = "Allow \(request.client.name)?"
             body = """
-                <p><strong>\(h(request.client.name))</strong> wants to use your Gatehouse account (\(email)) to:</p>
+                <p><strong>\(request.client.name)</strong> wants to use your Gatehouse account (\(email)) to:</p>
                 <ul id="scopes">\(scopes)</ul>
-                <p class="muted">It will be sent back to \(h(request.redirectURI)). You can withdraw access at any time from your account page.</p>
+                <p class="muted">It will be sent back to \(request.redirectURI). You can withdraw access at any time from your account page.</p>
                 \(form)
                 """
         }

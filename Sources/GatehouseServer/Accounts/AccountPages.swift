@@ -37,7 +37,7 @@ struct AccountPages: Sendable {
         var response = Response.html(layout.render(title: title, body: body, signedIn: web.user != nil,
                                                    csrf: reader.token(for: web)), status: status)
         if let cookie = web.newCSRFCookie { response.setCookie(cookie) }
-        response.headers.set("Cache-Control", "no-store")
+        response.noStore()
         return response
     }
 

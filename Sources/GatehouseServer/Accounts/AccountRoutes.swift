@@ -11,7 +11,7 @@ extension AccountPages {
             return try await accountPage(web: web, active: active, notice: request.query["notice"].flatMap { Self.notices[$0] })
         }
         router.post("/account/sessions/{id}/end") { request async throws in
-            let (web, active) = try await signedInForm(request)
+            let (_, web, active) = try await reader.signedInForm(request)
             guard let hash = TokenHash(hex: request.pathParameters["id"] ?? "") else {
                 throw HTTPError(.notFound, "No such session.")
             }
@@ -26,13 +26,13 @@ extension AccountPages {
             return .redirect(to: "/account?notice=session-ended")
         }
         router.post("/account/sessions/end-others") { request async throws in
-            let (web, active) = try await signedInForm(request)
+            let (_, web, active) = try await reader.signedInForm(request)
             try await sessions.endAll(userId: active.user.id, keeping: web.token)
             await accountsAudit(.sessionsRevoked, active.user.id, request)
             return .redirect(to: "/account?notice=others-ended")
         }
         router.post("/account/apps/{client}/revoke") { request async throws in
-            let (_, active) = try await signedInForm(request)
+            let (_, _, active) = try await reader.signedInForm(request)
             let clientID = request.pathParameters["client"] ?? ""
             _ = try await database.consents.revoke(userId: active.user.id, clientId: clientID)
             try await tokens.revocation.revokeClient(userId: active.user.id, clientId: clientID)
@@ -40,8 +40,7 @@ extension AccountPages {
             return .redirect(to: "/account?notice=app-revoked")
         }
         router.post("/account/password") { request async throws in
-            let (web, active) = try await signedInForm(request)
-            let form = try request.form()
+            let (form, web, active) = try await reader.signedInForm(request)
             do {
                 try await accounts.changePassword(userId: active.user.id, current: try field(form, "current_password"),
                                                   new: try field(form, "new_password"), keepingSessionToken: web.token,
@@ -52,8 +51,7 @@ extension AccountPages {
             }
         }
         router.post("/account/delete") { request async throws in
-            let (web, active) = try await signedInForm(request)
-            let form = try request.form()
+            let (form, web, active) = try await reader.signedInForm(request)
             let recent = clock.now().timeIntervalSince(active.session.createdAt) < recentSignInWindow
             do {
                 let revoking = try await providers.tokensToRevoke(userId: active.user.id)
@@ -83,15 +81,6 @@ extension AccountPages {
     func signInRedirect(_ request: Request) -> Response {
         let target = request.path + (request.rawQuery.map { "?" + $0 } ?? "")
         return .redirect(to: "/sign-in?return_to=" + PercentDecoding.encode(target))
-    }
-
-    /// The session and form of a POST that needs a signed-in user and a valid CSRF token.
-    func signedInForm(_ request: Request) async throws -> (WebSession, ActiveSession) {
-        let form = try request.form()
-        let web = try await reader.read(request)
-        guard let active = web.active else { throw HTTPError(.unauthorized, "Your session has ended. Sign in again.") }
-        try reader.requireCSRF(form, web)
-        return (web, active)
     }
 
     func accountPage(web: WebSession, active: ActiveSession, notice: String? = nil, error: String? = nil,

@@ -8,9 +8,7 @@ extension AccountPages {
             return forgotPage(web: web, email: "", error: nil)
         }
         router.post("/password/forgot") { request async throws in
-            let form = try request.form()
-            let web = try await reader.read(request)
-            try reader.requireCSRF(form, web)
+            let (form, web) = try await reader.postedForm(request)
             let email = try field(form, "email", max: 320)
             do {
                 try await links.requestPasswordReset(email: email, context: request.clientContext)
@@ -28,9 +26,7 @@ extension AccountPages {
             return resetPage(web: web, token: request.pathParameters["token"] ?? "", error: nil)
         }
         router.post("/password/reset/{token}") { request async throws in
-            let form = try request.form()
-            let web = try await reader.read(request)
-            try reader.requireCSRF(form, web)
+            let (form, web) = try await reader.postedForm(request)
             let token = request.pathParameters["token"] ?? ""
             do {
                 _ = try await links.resetPassword(token: token, newPassword: try field(form, "new_password"),

@@ -14,9 +14,7 @@ extension AccountPages {
             return signInPage(web: web, email: request.query["login_hint"] ?? "", returnTo: returnTo, error: nil, info: notice)
         }
         router.post("/sign-in") { request async throws in
-            let form = try request.form()
-            let web = try await reader.read(request)
-            try reader.requireCSRF(form, web)
+            let (form, web) = try await reader.postedForm(request)
             let email = try field(form, "email", max: 320), password = try field(form, "password", max: 1024)
             let returnTo = ReturnPath.validated(form["return_to"])
             do {

@@ -10,9 +10,7 @@ extension AccountPages {
         }
         router.get("/sign-up/check-email", head: .servedByGet) { request async throws in checkEmailPage(web: try await reader.read(request)) }
         router.post("/sign-up") { request async throws in
-            let form = try request.form()
-            let web = try await reader.read(request)
-            try reader.requireCSRF(form, web)
+            let (form, web) = try await reader.postedForm(request)
             let email = try field(form, "email", max: 320), name = try field(form, "name", max: 200)
             let password = try field(form, "password", max: 1024)
             do {

@@ -174,7 +174,7 @@ struct NativeAppleRoutes: Sendable {
     }
 
     static func noStore(_ response: inout Response) {
-        response.headers.set("Cache-Control", "no-store")
+        response.noStore()
         response.headers.set("Pragma", "no-cache")
     }
 }

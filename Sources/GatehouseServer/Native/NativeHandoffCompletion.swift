@@ -54,7 +54,7 @@ struct NativeHandoffCompletion: ProviderCompletion {
         let code = String(reason.prefix { $0 != ":" })
         var response = Response.redirect(to: app.callbackURL([("error", code), ("error_description", message)],
                                                              callback: flow.native?["callback"] ?? "scheme"))
-        response.headers.set("Cache-Control", "no-store")
+        response.noStore()
         return response
     }
 
@@ -84,13 +84,13 @@ struct NativeHandoffCompletion: ProviderCompletion {
             <button type="submit" name="decision" value="cancel" class="secondary">Cancel</button></form>
             """))
         if let cookie = web.newCSRFCookie { response.setCookie(cookie) }
-        response.headers.set("Cache-Control", "no-store")
+        response.noStore()
         return response
     }
 
     static func redirect(_ location: String) -> Response {
         var response = Response.redirect(to: location)
-        response.headers.set("Cache-Control", "no-store")
+        response.noStore()
         return response
     }
 }

@@ -99,14 +99,12 @@ struct NativeRoutes: Sendable {
             <script type="module" src="/assets/native-start.js"></script>
             """))
         if let cookie = web.newCSRFCookie { response.setCookie(cookie) }
-        response.headers.set("Cache-Control", "no-store")
+        response.noStore()
         return response
     }
 
     private func confirm(_ request: Request) async throws -> Response {
-        let form = try request.form()
-        let web = try await reader.read(request)
-        try reader.requireCSRF(form, web)
+        let (form, web) = try await reader.postedForm(request)
         // Exactly one decision: the clicked button's. Anything else is not a browser submitting this form.
         let decisions = form.pairs.filter { $0.0 == "decision" }.map(\.1)
         guard decisions.count == 1, ["continue", "cancel"].contains(decisions[0]) else {
@@ -150,7 +148,7 @@ struct NativeRoutes: Sendable {
             <input type="hidden" name="verifier" value=""><noscript><p>Signing in from the app needs JavaScript.</p></noscript></form>
             """))
         if let cookie = web.newCSRFCookie { response.setCookie(cookie) }
-        response.headers.set("Cache-Control", "no-store")
+        response.noStore()
         return response
     }
 
@@ -159,9 +157,7 @@ struct NativeRoutes: Sendable {
         guard request.headers["Origin"] == publicOrigin else {
             return errorPage("This sign-in can only be finished in the app.", status: .forbidden)
         }
-        let form = try request.form()
-        let web = try await reader.read(request)
-        try reader.requireCSRF(form, web)
+        let (form, web) = try await reader.postedForm(request)
         do {
             let redemption = try await handoffs.redeem(token: form["token"] ?? "", verifier: form["verifier"] ?? "", appID: form["app"])
             guard let user = try await database.users.find(id: redemption.userId), !user.disabled else {
@@ -192,7 +188,7 @@ struct NativeRoutes: Sendable {
     private func linkTicket(_ request: Request) async throws -> Response {
         func refuse(_ status: HTTPStatus, _ code: OAuthError.Code, _ description: String) -> Response {
             var response = Response.json(["error": code.rawValue, "error_description": description], status: status)
-            response.headers.set("Cache-Control", "no-store")
+            response.noStore()
             return response
         }
         guard request.headers["Origin"] == publicOrigin else {
@@ -213,7 +209,7 @@ struct NativeRoutes: Sendable {
             return refuse(.forbidden, .accessDenied, error.message)
         }
         var response = Response.json(["ticket": try await confirmations.mintLinkTicket(userId: active.user.id, appID: app.clientID)])
-        response.headers.set("Cache-Control", "no-store")
+        response.noStore()
         return response
     }
 
@@ -221,7 +217,7 @@ struct NativeRoutes: Sendable {
         let web = try await reader.read(request)
         guard let active = web.active else {
             var response = Response.json(["signed_in": false], status: .unauthorized)
-            response.headers.set("Cache-Control", "no-store")
+            response.noStore()
             return response
         }
         let providers = try await database.externalIdentities.list(userId: active.user.id).map(\.provider)
@@ -231,7 +227,7 @@ struct NativeRoutes: Sendable {
         var response = Response.json(Status(signed_in: true, user_id: active.user.id, email: active.user.email,
                                             name: active.user.displayName, providers: Array(Set(providers)).sorted(),
                                             has_password: active.user.passwordHash != nil))
-        response.headers.set("Cache-Control", "no-store")
+        response.noStore()
         return response
     }
 
@@ -243,7 +239,7 @@ struct NativeRoutes: Sendable {
         if Self.isCrossSite(request, publicOrigin: reader.cookies.publicOrigin) {
             var refused = Response.json(["error": OAuthError.Code.invalidRequest.rawValue, "error_description": "Cross-site requests are not accepted here."],
                                         status: .forbidden)
-            refused.headers.set("Cache-Control", "no-store")
+            refused.noStore()
             return refused
         }
         let web = try await reader.read(request)
@@ -254,7 +250,7 @@ struct NativeRoutes: Sendable {
         let presented = request.cookies[reader.cookies.sessionCookie] != nil
         var response = Response.json(["signed_out": presented ? [reader.cookies.sessionCookie] : []] as [String: [String]])
         if presented { response.setCookie(reader.cookies.clearSession) }
-        response.headers.set("Cache-Control", "no-store")
+        response.noStore()
         return response
     }
 
@@ -262,7 +258,7 @@ struct NativeRoutes: Sendable {
         var response = Response.html(layout.render(title: "Sign-in did not complete", body: """
             \(PageLayout.notice(message))<p>Close this screen and try again.</p>
             """), status: status)
-        response.headers.set("Cache-Control", "no-store")
+        response.noStore()
         return response
     }
 

@@ -127,9 +127,7 @@ struct AuthorizeRoutes: Sendable {
     /// The consent (or "continue as") form's answer. Exactly one decision, from the clicked button;
     /// the request it answers comes from the server, bound to the session it was shown to, single use.
     private func decide(_ request: Request) async throws -> Response {
-        let form = try request.form()
-        let web = try await reader.read(request)
-        try reader.requireCSRF(form, web)
+        let (form, web) = try await reader.postedForm(request)
         let decisions = form.pairs.filter { $0.key == Self.decisionField }.map(\.value)
         guard decisions.count == 1, let decision = decisions.first, decision == "allow" || decision == "deny" else {
             throw HTTPError(.badRequest, "The form must carry exactly one decision: allow or deny.")
@@ -210,7 +208,7 @@ struct AuthorizeRoutes: Sendable {
             <p>Open the link we sent to that address, or <a href="/password/forgot">reset your password by email</a>,
             which confirms it too. Then go back to the application and sign in again.</p>
             """), status: .forbidden)
-        response.headers.set("Cache-Control", "no-store")
+        response.noStore()
         return response
     }
 
@@ -219,7 +217,7 @@ struct AuthorizeRoutes: Sendable {
             \(PageLayout.notice("This sign-in request has expired or was already used."))
             <p>Go back to the application and start signing in again.</p>
             """), status: .badRequest)
-        response.headers.set("Cache-Control", "no-store")
+        response.noStore()
         return response
     }
 
@@ -230,7 +228,7 @@ struct AuthorizeRoutes: Sendable {
                 \(PageLayout.notice(message))
                 <p>The application that sent you here is not set up correctly, so you were not sent back to it.</p>
                 """), status: .badRequest)
-            response.headers.set("Cache-Control", "no-store")
+            response.noStore()
             return response
         case .redirect(let error, let redirectURI, let state):
             return .redirect(to: authorization.errorRedirect(error, redirectURI: redirectURI, state: state))
@@ -272,7 +270,7 @@ struct AuthorizeRoutes: Sendable {
                 """
         }
         var response = Response.html(layout.render(title: title, body: body, signedIn: true, csrf: csrf))
-        response.headers.set("Cache-Control", "no-store")
+        response.noStore()
         return response
     }
 

@@ -67,7 +67,7 @@ struct LogoutRoutes: Sendable {
             <input type="hidden" name="confirm" value="yes"><button type="submit">Sign out</button></form>
             <p><a href="/account">Stay signed in</a></p>
             """, signedIn: true, csrf: reader.token(for: web)))
-        response.headers.set("Cache-Control", "no-store")
+        response.noStore()
         return response
     }
 }

@@ -53,9 +53,7 @@ struct ProviderRoutes: Sendable {
     // MARK: Start
 
     func start(_ provider: any SignInProvider, _ request: Request, link: Bool) async throws -> Response {
-        let form = try request.form()
-        let web = try await reader.read(request)
-        try reader.requireCSRF(form, web)
+        let (form, web) = try await reader.postedForm(request)
         let platform = try form["platform"].map { raw throws(HTTPError) in
             guard let parsed = ProviderFlow.Platform(rawValue: raw) else { throw HTTPError(.badRequest, "platform must be web or native.") }
             return parsed
@@ -176,8 +174,7 @@ struct ProviderRoutes: Sendable {
     // MARK: Unlink
 
     func unlink(_ request: Request) async throws -> Response {
-        let (web, active) = try await pages.signedInForm(request)
-        let form = try request.form()
+        let (form, web, active) = try await reader.signedInForm(request)
         let database = pages.database
         let identities = try await database.externalIdentities.list(userId: active.user.id)
         guard let identity = identities.first(where: { $0.provider == form["provider"] && $0.subject == form["subject"] }) else {

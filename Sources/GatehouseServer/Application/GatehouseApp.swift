@@ -41,16 +41,24 @@ public struct GatehouseApp: Sendable {
                                      help: "Database operations that failed, by operation.", labelNames: ["operation"])
         self.metrics = metrics
         self.databaseErrors = databaseErrors
+        // Built once, in dependency order: the providers and the native sign-ins before the token service,
+        // whose token-exchange grant verifies with them (no second, mutated copy of it).
+        let audit = IdentityServices.makeAudit(database: database, clock: clock, log: log, databaseErrors: databaseErrors)
+        let clients = ClientRegistry(store: database.oauthClients, clock: clock)
+        let providerWiring = ProviderWiring(configuration: configuration, database: database, clock: clock, audit: audit, secrets: secrets,
+                                            simulator: simulator, wrapTransport: wrapProviderTransport, log: log)
+        // F3: native Sign in with Apple (and Google), as their own endpoints and as the token-exchange grant.
+        let nativeApple = providerWiring.nativeAppleSignIn(clients: clients)
+        let nativeGoogle = providerWiring.nativeGoogleSignIn(clients: clients)
         let services = IdentityServices(configuration: configuration, database: database, secrets: secrets,
                                         mailer: mailer ?? configuration.smtp.map { SMTPMailer(configuration: $0) } ?? LogMailer(sink: log.sink), clock: clock, log: log,
-                                        databaseErrors: databaseErrors)
+                                        audit: audit, clients: clients,
+                                        externalIDTokens: NativeIDTokenResolvers(apple: nativeApple, google: nativeGoogle))
         self.services = services
         let maintenancePurged = Counter(name: "gatehouse_maintenance_purged_rows_total",
                                         help: "Expired rows removed by background maintenance, by table.", labelNames: ["table"])
         self.maintenancePurged = maintenancePurged
         let layout = PageLayout(demo: configuration.demo)
-        let providerWiring = ProviderWiring(configuration: configuration, services: services, secrets: secrets, simulator: simulator,
-                                            wrapTransport: wrapProviderTransport, log: log)
         providers = providerWiring.registry
         providerRevocations = providerWiring.revocations
 
@@ -77,16 +85,11 @@ public struct GatehouseApp: Sendable {
         DiscoveryRoutes(settings: configuration.oauth, keys: services.keys, corsOrigins: { await origins.origins() },
                         clientGrants: { await origins.grantTypes() })
             .register(into: &router)
-        // F3: native Sign in with Apple, as its own endpoint and as the token-exchange grant.
-        let nativeApple = providerWiring.nativeAppleSignIn(services: services)
         NativeAppleRoutes(signIn: nativeApple, sessions: services.sessions, cookies: services.webSessions.cookies,
                           issuer: services.tokens.issuer, publicOrigin: NativeAppleRoutes.origin(of: configuration.publicURL)).register(into: &router)
-        let nativeGoogle = providerWiring.nativeGoogleSignIn(services: services)
         NativeGoogleRoutes(signIn: nativeGoogle, sessions: services.sessions, cookies: services.webSessions.cookies,
                            issuer: services.tokens.issuer, publicOrigin: NativeAppleRoutes.origin(of: configuration.publicURL)).register(into: &router)
-        var tokens = services.tokens
-        tokens.externalIDTokens = NativeIDTokenResolvers(apple: nativeApple, google: nativeGoogle)
-        TokenRoutes(tokens: tokens, origins: origins, log: log).register(into: &router)
+        TokenRoutes(tokens: services.tokens, origins: origins, log: log).register(into: &router)
         AdminRoutes(administration: services.administration, tokens: services.tokens, log: log).register(into: &router)
         var authorize = AuthorizeRoutes(parser: AuthorizationRequestParser(registry: services.tokens.registry), authorization: services.authorization,
                                         reader: services.webSessions, layout: layout, keys: services.keys, settings: configuration.oauth,

@@ -25,8 +25,19 @@ public struct IdentityServices: Sendable {
     public let administration: AccountAdministration
     let webSessions: WebSessionReader
 
+    /// The security log every service writes to, with its failures counted and logged.
+    static func makeAudit(database: any GatehouseDatabase, clock: IdentityClock, log: ServerLog, databaseErrors: Counter) -> AuditTrail {
+        AuditTrail(store: database.auditLog, clock: clock, onFailure: { error in
+            databaseErrors.increment(["audit"])
+            log.error("audit write failed", [("error", String(describing: error))])
+        }, observe: SecurityEventLog(log: log).observe)
+    }
+
+    /// Built once, completely: `audit` and `clients` are made first (``makeAudit``) because the token-exchange
+    /// grant's verifier (`externalIDTokens`, the native sign-ins) needs them before the token service exists.
     init(configuration: GatehouseConfiguration, database: any GatehouseDatabase, secrets: ServerSecrets,
-         mailer: any Mailer, clock: IdentityClock, log: ServerLog, databaseErrors: Counter) {
+         mailer: any Mailer, clock: IdentityClock, log: ServerLog, audit: AuditTrail, clients: ClientRegistry,
+         externalIDTokens: (any ExternalIDTokenResolver)?) {
         self.database = database
         self.clock = clock
         // The KEK derives from the master secret with a fixed label, so it cannot fail.
@@ -34,10 +45,7 @@ public struct IdentityServices: Sendable {
         if let generator = configuration.signingKeyGenerator { keyPolicy.generate = generator }
         keys = SigningKeyRing(store: database.signingKeys, kek: try! secrets.keyEncryptionKey, clock: clock, policy: keyPolicy)
         hasher = PasswordHasher(parameters: configuration.passwordHashing, bcryptPepper: configuration.bcryptPepper)
-        audit = AuditTrail(store: database.auditLog, clock: clock, onFailure: { error in
-            databaseErrors.increment(["audit"])
-            log.error("audit write failed", [("error", String(describing: error))])
-        }, observe: SecurityEventLog(log: log).observe)
+        self.audit = audit
         sessions = SessionService(database: database, policy: configuration.sessions, clock: clock,
                                   accessTokenLifetime: configuration.oauth.accessTokenLifetime)
         accounts = AccountService(database: database, hasher: hasher, passwordPolicy: configuration.passwordPolicy,
@@ -53,7 +61,8 @@ public struct IdentityServices: Sendable {
                                         settings: configuration.oauth, clock: clock),
             audit: audit, clock: clock)
         tokens = TokenService(database: database, settings: configuration.oauth, keys: keys, accounts: accounts, audit: audit,
-                              clock: clock, successorKey: secrets.derivedKey("refresh-successor"))
+                              clock: clock, successorKey: secrets.derivedKey("refresh-successor"), registry: clients,
+                              externalIDTokens: externalIDTokens)
         handoffs = HandoffTokens(store: database.oneTimeTokens, clock: clock)
         handoffConfirmations = HandoffConfirmations(store: database.oneTimeTokens, clock: clock)
         administration = AccountAdministration(database: database, accounts: accounts, sessions: sessions, audit: audit, clock: clock)

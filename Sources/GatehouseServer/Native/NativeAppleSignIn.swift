@@ -153,10 +153,10 @@ extension NativeAppleSignIn: ExternalIDTokenResolver {
 
 extension ProviderWiring {
     /// Native Sign in with Apple over this wiring's Apple provider, sealing key and account rules.
-    func nativeAppleSignIn(services: IdentityServices) -> NativeAppleSignIn {
-        let linker = makeLinker(services: services)
-        return NativeAppleSignIn(apple: registry.apple, apps: NativeAppDirectory(registry: services.tokens.registry), linker: linker,
-                                 sealing: flows.sealing, audit: services.audit,
-                                 replay: SubjectTokenReplayGuard(store: services.database.flowStates, clock: services.clock))
+    func nativeAppleSignIn(clients: ClientRegistry) -> NativeAppleSignIn {
+        let linker = makeLinker()
+        return NativeAppleSignIn(apple: registry.apple, apps: NativeAppDirectory(registry: clients), linker: linker,
+                                 sealing: flows.sealing, audit: audit,
+                                 replay: SubjectTokenReplayGuard(store: database.flowStates, clock: clock))
     }
 }

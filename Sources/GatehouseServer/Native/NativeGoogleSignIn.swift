@@ -133,11 +133,11 @@ struct NativeIDTokenResolvers: ExternalIDTokenResolver {
 }
 
 extension ProviderWiring {
-    func nativeGoogleSignIn(services: IdentityServices) -> NativeGoogleSignIn {
-        let linker = makeLinker(services: services)
+    func nativeGoogleSignIn(clients: ClientRegistry) -> NativeGoogleSignIn {
+        let linker = makeLinker()
         let google = registry.providers.lazy.compactMap { $0 as? OIDCProvider }.first { $0.kind == .google }
-        return NativeGoogleSignIn(google: google, apps: NativeAppDirectory(registry: services.tokens.registry), linker: linker,
-                                  audit: services.audit,
-                                  replay: SubjectTokenReplayGuard(store: services.database.flowStates, clock: services.clock))
+        return NativeGoogleSignIn(google: google, apps: NativeAppDirectory(registry: clients), linker: linker,
+                                  audit: audit,
+                                  replay: SubjectTokenReplayGuard(store: database.flowStates, clock: clock))
     }
 }

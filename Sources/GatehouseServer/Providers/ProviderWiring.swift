@@ -3,6 +3,7 @@ import GatehouseCrypto
 import GatehouseHTTP
 import GatehouseIdentity
 import GatehouseProviders
+import GatehouseStore
 
 /// Builds the provider side of the app from configuration: the transport (URLSession, the mounted
 /// simulator in demo mode, a time limit around both), the registry, the page parts and the routes.
@@ -30,7 +31,13 @@ struct ProviderWiring: Sendable {
         }
     }
 
-    init(configuration: GatehouseConfiguration, services: IdentityServices, secrets: ServerSecrets, simulator: (any MountedDemoProviders)?,
+    /// The store, clock and audit trail the provider rules write with (shared with the identity services).
+    let database: any GatehouseDatabase
+    let clock: IdentityClock
+    let audit: AuditTrail
+
+    init(configuration: GatehouseConfiguration, database: any GatehouseDatabase, clock: IdentityClock, audit: AuditTrail,
+         secrets: ServerSecrets, simulator: (any MountedDemoProviders)?,
          wrapTransport: TransportWrapper?, log: ServerLog) {
         var transport: any ProviderTransport = URLSessionProviderTransport(timeoutSeconds: configuration.providers.timeoutSeconds)
         if let simulator {
@@ -41,27 +48,28 @@ struct ProviderWiring: Sendable {
         if let wrapTransport { transport = wrapTransport(transport) }
         transport = TimeLimitedTransport(transport, timeout: .seconds(configuration.providers.timeoutSeconds))
         registry = ProviderRegistry.build(configuration: configuration, transport: transport, simulator: simulator,
-                                          clock: services.clock.now, report: { log.error("provider configuration", [("problem", $0)]) })
+                                          clock: clock.now, report: { log.error("provider configuration", [("problem", $0)]) })
         // A key of its own for sealing provider tokens: independent of every other derived key.
         let sealing = try! KeyEncryptionKey(bytes: secrets.derivedKey("provider-tokens"))
-        revocations = ProviderTokenRevocations(database: services.database, revoker: RegistryTokenRevoker(registry: registry),
-                                               sealing: sealing, clock: services.clock, audit: services.audit)
-        flows = ProviderFlowStore(store: services.database.flowStates, clock: services.clock, sealing: sealing)
+        revocations = ProviderTokenRevocations(database: database, revoker: RegistryTokenRevoker(registry: registry),
+                                               sealing: sealing, clock: clock, audit: audit)
+        flows = ProviderFlowStore(store: database.flowStates, clock: clock, sealing: sealing)
         let simulated = simulator != nil
         pages = ProviderPages(buttons: registry.providers.map { ($0.id, $0.displayName + (simulated ? " (simulated)" : "")) },
-                              database: services.database, revocations: revocations)
+                              database: database, revocations: revocations)
         self.configuration = configuration.providers
+        self.database = database; self.clock = clock; self.audit = audit
     }
 
     /// The account rules for provider identities, shared by the web flow and native Sign in with Apple.
-    func makeLinker(services: IdentityServices) -> ExternalIdentityService {
+    func makeLinker() -> ExternalIdentityService {
         let providers = configuration
-        return ExternalIdentityService(database: services.database, clock: services.clock, audit: services.audit,
+        return ExternalIdentityService(database: database, clock: clock, audit: audit,
                                        linkVerifiedEmails: providers.linkVerifiedEmails, trustsEmail: { providers.trustsEmail(of: $0) })
     }
 
     func routes(accountPages: AccountPages, services: IdentityServices, publicBase: String, layout: PageLayout) -> ProviderRoutes {
-        ProviderRoutes(registry: registry, flows: flows, linker: makeLinker(services: services), pages: accountPages, revocations: revocations,
+        ProviderRoutes(registry: registry, flows: flows, linker: makeLinker(), pages: accountPages, revocations: revocations,
                        completions: [.web: WebSignInCompletion(sessions: services.sessions, cookies: services.webSessions.cookies),
                                      .native: NativeHandoffCompletion(apps: NativeAppDirectory(registry: services.tokens.registry),
                                                                       handoffs: services.handoffs, confirmations: services.handoffConfirmations,

@@ -41,9 +41,8 @@ final class GrantFixture: Sendable {
         let keys = SigningKeyRing(store: database.signingKeys, kek: .generate(), clock: clock,
                                   policy: SigningKeyRing.Policy(generate: { $0 == .rs256 ? Self.rsaKey : try SigningKey.generate($0) }))
         try await keys.ensureSigningKey()
-        var service = TokenService(database: database, settings: OAuthSettings(issuer: "https://id.example.test", apiScopes: ["api.read", "admin"]),
-                                   keys: keys, accounts: accounts, audit: audit, clock: clock)
-        service.externalIDTokens = resolver
+        let service = TokenService(database: database, settings: OAuthSettings(issuer: "https://id.example.test", apiScopes: ["api.read", "admin"]),
+                                   keys: keys, accounts: accounts, audit: audit, clock: clock, externalIDTokens: resolver)
         self.service = service
         let user = User(id: "u1", email: "ada@example.test", displayName: "Ada", passwordHash: try await hasher.hash(Self.password),
                         emailVerified: true, createdAt: clock.now())

@@ -16,14 +16,20 @@ public struct TokenService: Sendable {
     let refreshTokens: any RefreshTokenStore
     let users: any UserStore
     let hotReads: any HotReadStore
-    /// Verifies third-party ID tokens for the token-exchange grant; the server sets it (nil: grant refused).
-    public var externalIDTokens: (any ExternalIDTokenResolver)?
+    /// Verifies third-party ID tokens for the token-exchange grant (nil: the grant is refused).
+    public let externalIDTokens: (any ExternalIDTokenResolver)?
 
-    /// `successorKey`: the key refresh-token successors are derived with (the same in every process).
+    /// - Parameters:
+    ///   - successorKey: the key refresh-token successors are derived with (the same in every process).
+    ///   - registry: the client registry to share (the native sign-ins look apps up in the same one); a new one by default.
+    ///   - externalIDTokens: the token-exchange grant's ID-token verifier, given at construction so there is one
+    ///     complete token service, never a copy configured afterwards.
     public init(database: any GatehouseDatabase, settings: OAuthSettings, keys: SigningKeyRing, accounts: AccountService,
                 audit: AuditTrail, clock: IdentityClock = .system, successorKey: [UInt8] = SecureRandom.bytes(32),
-                sids: SessionIdentifier? = nil) {
-        registry = ClientRegistry(store: database.oauthClients, clock: clock)
+                sids: SessionIdentifier? = nil, registry: ClientRegistry? = nil,
+                externalIDTokens: (any ExternalIDTokenResolver)? = nil) {
+        self.registry = registry ?? ClientRegistry(store: database.oauthClients, clock: clock)
+        self.externalIDTokens = externalIDTokens
         var issuer = TokenIssuer(settings: settings, keys: keys, refreshTokens: database.refreshTokens, clock: clock,
                                  successorKey: successorKey, consents: database.consents)
         issuer.sids = sids

@@ -21,6 +21,26 @@ struct PostgresExternalIdentityStore: ExternalIdentityStore {
         }
     }
 
+    func createUser(_ user: User, withIdentity identity: ExternalIdentity) async throws {
+        guard identity.userId == user.id else { throw StoreError.invalidArgument(detail: "identity of another user") }
+        // One transaction: a conflict on the second insert rolls back the first.
+        _ = try await pool.transaction { db in
+            try db.run("""
+                INSERT INTO users (id, email, display_name, password_hash, email_verified, disabled, created_at, updated_at)
+                VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+                """, [
+                user.id, user.email, user.displayName, user.passwordHash, user.emailVerified, user.disabled, user.createdAt, user.updatedAt,
+            ])
+            return try db.run("""
+                INSERT INTO external_identities (\(Self.columns)) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+                """, [
+                identity.provider, identity.subject, identity.userId, identity.email, identity.emailVerified,
+                identity.isPrivateRelay, identity.displayName, identity.sealedRefreshToken, identity.createdAt,
+                identity.lastUsedAt, identity.tokenClientID,
+            ])
+        }
+    }
+
     func find(provider: String, subject: String) async throws -> ExternalIdentity? {
         try await pool.withConnection { db in
             try db.queryOne("SELECT \(Self.columns) FROM external_identities WHERE provider = $1 AND subject = $2",

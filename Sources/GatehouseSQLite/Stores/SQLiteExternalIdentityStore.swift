@@ -19,6 +19,24 @@ struct SQLiteExternalIdentityStore: ExternalIdentityStore {
         }
     }
 
+    func createUser(_ user: User, withIdentity identity: ExternalIdentity) async throws {
+        guard identity.userId == user.id else { throw StoreError.invalidArgument(detail: "identity of another user") }
+        // One write transaction: a conflict on the second insert rolls back the first.
+        _ = try await pool.write { db in
+            try db.run("""
+                INSERT INTO users (id, email, display_name, password_hash, email_verified, disabled, created_at, updated_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """, [
+                user.id, user.email, user.displayName, user.passwordHash, user.emailVerified, user.disabled, user.createdAt, user.updatedAt,
+            ])
+            return try db.run("INSERT INTO external_identities (\(Self.columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", [
+                identity.provider, identity.subject, identity.userId, identity.email, identity.emailVerified,
+                identity.isPrivateRelay, identity.displayName, identity.sealedRefreshToken, identity.createdAt,
+                identity.lastUsedAt, identity.tokenClientID,
+            ])
+        }
+    }
+
     func find(provider: String, subject: String) async throws -> ExternalIdentity? {
         try await pool.read { db in
             try db.queryOne("SELECT \(Self.columns) FROM external_identities WHERE provider = ? AND subject = ?",

@@ -28,7 +28,7 @@ struct AdminProblem: Error, Sendable {
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
         var response = Response(status: status, body: Array(data))
         response.headers.set("Content-Type", "application/problem+json")
-        response.headers.set("Cache-Control", "no-store")
+        response.noStore()
         if let retryAfter { response.headers.set("Retry-After", String(retryAfter)) }
         if status == .unauthorized { response.headers.set("WWW-Authenticate", #"Bearer realm="gatehouse-admin", scope="admin""#) }
         return response

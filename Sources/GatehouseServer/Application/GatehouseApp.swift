@@ -18,7 +18,7 @@ public struct GatehouseApp: Sendable {
     public let services: IdentityServices
     /// The enabled sign-in providers (and the simulator in demo mode).
     public let providers: ProviderRegistry
-    let providerRevocations: ProviderRevocationQueue
+    let providerRevocations: ProviderTokenRevocations
     /// Delivers the queued webhooks and back-channel logout tokens (a maintenance job).
     public let outbound: OutboundDeliveryWorker
     /// Rows removed by background maintenance, by table (`MaintenanceService`).
@@ -28,13 +28,14 @@ public struct GatehouseApp: Sendable {
     ///   - readiness: overrides the database ping behind `/readyz` (tests).
     ///   - mailer: defaults to the log mailer.
     ///   - wrapProviderTransport: wraps the transport to upstream providers (tests inject faults).
+    ///   - demoProviders: the simulated providers demo mode mounts (`SimulatedDemoProviders` from `GatehouseDemo`).
     public init(configuration: GatehouseConfiguration, database: any GatehouseDatabase, secrets: ServerSecrets,
                 log: ServerLog = ServerLog(), accessLogSink: AccessLogMiddleware.Sink? = nil, mailer: (any Mailer)? = nil,
                 clock: IdentityClock = .system, readiness: OperationsRoutes.ReadinessCheck? = nil,
                 wrapProviderTransport: (@Sendable (any ProviderTransport) -> any ProviderTransport)? = nil,
-                outboundTransport: (any OutboundTransport)? = nil) {
+                demoProviders: (any DemoProviders)? = nil, outboundTransport: (any OutboundTransport)? = nil) {
         var configuration = configuration
-        let simulator = ProviderWiring.prepareDemo(&configuration, clock: clock, log: log)
+        let simulator = ProviderWiring.prepareDemo(&configuration, providers: demoProviders, clock: clock, log: log)
         self.configuration = configuration
         self.log = log
         let metrics = HTTPMetrics()
@@ -42,9 +43,22 @@ public struct GatehouseApp: Sendable {
                                      help: "Database operations that failed, by operation.", labelNames: ["operation"])
         self.metrics = metrics
         self.databaseErrors = databaseErrors
+        // Built once, in dependency order: the providers and the native sign-ins before the token service,
+        // whose token-exchange grant verifies with them (no second, mutated copy of it).
+        let events = IdentityServices.makeEvents(configuration: configuration, database: database, secrets: secrets,
+                                                 clock: clock, log: log, databaseErrors: databaseErrors)
+        let audit = IdentityServices.makeAudit(database: database, clock: clock, log: log, databaseErrors: databaseErrors,
+                                               events: events.isActive ? events : nil)
+        let clients = ClientRegistry(store: database.oauthClients, clock: clock)
+        let providerWiring = ProviderWiring(configuration: configuration, database: database, clock: clock, audit: audit, secrets: secrets,
+                                            simulator: simulator, wrapTransport: wrapProviderTransport, log: log)
+        // F3: native Sign in with Apple (and Google), as their own endpoints and as the token-exchange grant.
+        let nativeApple = providerWiring.nativeAppleSignIn(clients: clients)
+        let nativeGoogle = providerWiring.nativeGoogleSignIn(clients: clients)
         var services = IdentityServices(configuration: configuration, database: database, secrets: secrets,
                                         mailer: mailer ?? configuration.smtp.map { SMTPMailer(configuration: $0) } ?? LogMailer(sink: log.sink), clock: clock, log: log,
-                                        databaseErrors: databaseErrors)
+                                        events: events, audit: audit, clients: clients,
+                                        externalIDTokens: NativeIDTokenResolvers(apple: nativeApple, google: nativeGoogle))
         let maintenancePurged = Counter(name: "gatehouse_maintenance_purged_rows_total",
                                         help: "Expired rows removed by background maintenance, by table.", labelNames: ["table"])
         self.maintenancePurged = maintenancePurged
@@ -52,15 +66,10 @@ public struct GatehouseApp: Sendable {
                                        help: "Webhook and back-channel logout delivery attempts, by kind and outcome.",
                                        labelNames: ["kind", "outcome"])
         let layout = PageLayout(demo: configuration.demo)
-        let providerWiring = ProviderWiring(configuration: configuration, services: services, secrets: secrets, simulator: simulator,
-                                            wrapTransport: wrapProviderTransport, log: log)
         providers = providerWiring.registry
         providerRevocations = providerWiring.revocations
         // Admin unlinks and deletions queue Apple's token revocation like the account page does.
-        let revocations = providerWiring.revocations
-        services.administration.providerTokens = ProviderTokenRevocations(
-            prepare: { try revocations.prepare($0) },
-            enqueue: { await revocations.enqueue($0, userId: $1, context: .unknown) })
+        services.administration.providerTokens = providerWiring.revocations
         self.services = services
         outbound = OutboundDeliveryWorker(database: database, keys: services.keys, webhooks: configuration.webhooks,
                                           transport: outboundTransport ?? URLSessionOutboundTransport(), clock: clock,
@@ -95,16 +104,11 @@ public struct GatehouseApp: Sendable {
         DiscoveryRoutes(settings: configuration.oauth, keys: services.keys, corsOrigins: { await origins.origins() },
                         clientGrants: { await origins.grantTypes() })
             .register(into: &router)
-        // F3: native Sign in with Apple, as its own endpoint and as the token-exchange grant.
-        let nativeApple = providerWiring.nativeAppleSignIn(services: services)
         NativeAppleRoutes(signIn: nativeApple, sessions: services.sessions, cookies: services.webSessions.cookies,
                           issuer: services.tokens.issuer, publicOrigin: NativeAppleRoutes.origin(of: configuration.publicURL)).register(into: &router)
-        let nativeGoogle = providerWiring.nativeGoogleSignIn(services: services)
         NativeGoogleRoutes(signIn: nativeGoogle, sessions: services.sessions, cookies: services.webSessions.cookies,
                            issuer: services.tokens.issuer, publicOrigin: NativeAppleRoutes.origin(of: configuration.publicURL)).register(into: &router)
-        var tokens = services.tokens
-        tokens.externalIDTokens = NativeIDTokenResolvers(apple: nativeApple, google: nativeGoogle)
-        TokenRoutes(tokens: tokens, origins: origins, log: log).register(into: &router)
+        TokenRoutes(tokens: services.tokens, origins: origins, log: log).register(into: &router)
         AdminRoutes(administration: services.administration, tokens: services.tokens, log: log,
                     limiter: RateLimiter(store: services.database.rateLimits, clock: services.clock),
                     limits: configuration.rateLimits.adminAPIPerClient).register(into: &router)

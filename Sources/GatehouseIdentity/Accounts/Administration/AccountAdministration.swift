@@ -84,7 +84,7 @@ public struct AccountAdministration: Sendable {
         // Sealed before the rows go (the tokens live in them), queued only once the delete happened.
         let pending = try providerTokens?.prepare(try await database.externalIdentities.list(userId: id)) ?? []
         try await accounts.deleteAccount(userId: id, password: nil, recentlyAuthenticated: true, context: .unknown)
-        await providerTokens?.enqueue(pending, id)
+        await providerTokens?.enqueue(pending, userId: id, context: .unknown)
     }
 
     public func sessions(of id: String) async throws -> [Session] {
@@ -123,7 +123,7 @@ public struct AccountAdministration: Sendable {
         switch try await database.externalIdentities.deleteUnlessLastMethod(provider: provider, subject: subject, userId: userId) {
         case .deleted:
             await audit.record(.identityUnlinked, userId: userId, context: .unknown, details: ["provider": provider, "by": actor])
-            await providerTokens?.enqueue(pending, userId)
+            await providerTokens?.enqueue(pending, userId: userId, context: .unknown)
             return true
         case .lastMethod:
             throw AccountError.lastSignInMethod

@@ -52,6 +52,8 @@ enum ServeCommand: CLICommand {
         log.info("gatehouse listening", [("listen", "\(configuration.http.listen.host):\(port)"),
                                          ("public_url", configuration.publicURL.absoluteString),
                                          ("database", configuration.databaseURL.hasPrefix("sqlite:") ? configuration.databaseURL : "postgres")])
+        // Start-up's code pages are not needed again; what requests run faults back in (StartupPages).
+        StartupPages.releaseExecutableText()
         let signal = await shutdown.wait()
         log.info("shutting down", [("signal", signal)])
         let drained = await server.stop()

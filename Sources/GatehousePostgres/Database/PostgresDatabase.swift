@@ -1,4 +1,5 @@
 import Foundation
+import GatehouseSQLStore
 import GatehouseStore
 
 /// The PostgreSQL backend of `GatehouseDatabase`, for when one machine is not enough.
@@ -36,24 +37,25 @@ public final class PostgresDatabase: GatehouseDatabase {
     private init(configuration: PostgresConfiguration, pool: PostgresConnectionPool) {
         self.configuration = configuration
         self.pool = pool
-        signingKeys = PostgresSigningKeyStore(pool: pool)
+        let stores = SQLStores(database: pool)
+        signingKeys = stores.signingKeys
         users = PostgresUserStore(pool: pool)
         sessions = PostgresSessionStore(pool: pool)
-        oneTimeTokens = PostgresOneTimeTokenStore(pool: pool)
-        rateLimits = PostgresRateLimitStore(pool: pool)
+        oneTimeTokens = stores.oneTimeTokens
+        rateLimits = stores.rateLimits
         auditLog = PostgresAuditLogStore(pool: pool)
-        flowStates = PostgresFlowStateStore(pool: pool)
+        flowStates = stores.flowStates
         oauthClients = PostgresOAuthClientStore(pool: pool)
         authorizationCodes = PostgresAuthorizationCodeStore(pool: pool)
         refreshTokens = PostgresRefreshTokenStore(pool: pool)
-        revokedAccessTokens = PostgresRevokedAccessTokenStore(pool: pool)
-        consents = PostgresConsentStore(pool: pool)
+        revokedAccessTokens = stores.revokedAccessTokens
+        consents = stores.consents
         userImports = PostgresUserImportStore(pool: pool)
         userSearch = PostgresUserImportStore(pool: pool)
         externalIdentities = PostgresExternalIdentityStore(pool: pool)
         pendingRevocations = PostgresPendingRevocationStore(pool: pool)
-        providerEvents = PostgresProviderEventStore(pool: pool)
-        leases = PostgresLeaseStore(pool: pool)
+        providerEvents = stores.providerEvents
+        leases = stores.leases
     }
 
     /// Opens a pool for a `postgres://` or `postgresql://` URL (see `PostgresConfiguration`)

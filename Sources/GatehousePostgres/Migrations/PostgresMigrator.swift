@@ -1,4 +1,5 @@
 import Foundation
+import GatehouseSQLStore
 import GatehouseStore
 
 /// Applies `PostgresMigrations.all`, each version in its own transaction.

@@ -1,4 +1,5 @@
 import Foundation
+import GatehouseSQLStore
 import GatehouseStore
 
 struct PostgresAuditLogStore: AuditLogStore {
@@ -32,7 +33,7 @@ struct PostgresAuditLogStore: AuditLogStore {
 
     func search(_ query: AuditQuery) async throws -> [AuditRecord] {
         let (conditions, values) = query.whereClause(placeholder: { "$\($0)" })
-        var parameters: [any PostgresBindable] = values.map { value -> any PostgresBindable in
+        var parameters: [any SQLBindable] = values.map { value -> any SQLBindable in
             switch value {
             case .text(let text): text
             case .date(let date): date

@@ -1,4 +1,5 @@
 import Foundation
+import GatehouseSQLStore
 import GatehouseStore
 
 struct PostgresOAuthClientStore: OAuthClientStore {
@@ -49,7 +50,7 @@ struct PostgresOAuthClientStore: OAuthClientStore {
     }
 
     /// Parameters in `columns` order.
-    private static func values(of client: OAuthClient) -> [any PostgresBindable] {
+    private static func values(of client: OAuthClient) -> [any SQLBindable] {
         [
             client.id, client.name, client.kind.rawValue, client.secretHash,
             StoredStringList.encode(client.redirectURIs), StoredStringList.encode(client.postLogoutRedirectURIs),

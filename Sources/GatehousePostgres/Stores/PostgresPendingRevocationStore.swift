@@ -1,4 +1,5 @@
 import Foundation
+import GatehouseSQLStore
 import GatehouseStore
 
 /// Pending upstream revocations. Deliberately without a reference to `users`: the revocation

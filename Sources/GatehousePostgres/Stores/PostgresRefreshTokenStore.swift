@@ -1,4 +1,5 @@
 import Foundation
+import GatehouseSQLStore
 import GatehouseStore
 
 /// Refresh tokens. A token is *live* while it is neither revoked nor expired; it is *current*

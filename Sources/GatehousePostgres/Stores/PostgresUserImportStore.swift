@@ -1,4 +1,5 @@
 import Foundation
+import GatehouseSQLStore
 import GatehouseStore
 
 struct PostgresUserImportStore: UserImportStore {
@@ -83,7 +84,7 @@ struct PostgresUserImportStore: UserImportStore {
 extension PostgresUserImportStore: UserSearchStore {
     func search(emailContaining query: String?, after cursor: String?, limit: Int) async throws -> Page<User> {
         let pageSize = min(max(limit, 1), 1000)
-        var conditions: [String] = [], parameters: [any PostgresBindable] = []
+        var conditions: [String] = [], parameters: [any SQLBindable] = []
         if let query, !query.isEmpty {
             parameters.append(query.likeContainsPattern)
             conditions.append("email LIKE $\(parameters.count) ESCAPE '\\'")

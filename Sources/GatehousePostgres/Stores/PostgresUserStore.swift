@@ -1,4 +1,5 @@
 import Foundation
+import GatehouseSQLStore
 import GatehouseStore
 
 struct PostgresUserStore: UserStore {
@@ -32,21 +33,21 @@ struct PostgresUserStore: UserStore {
     func update(id: String, _ changes: [UserChange], at: Date) async throws -> User {
         // One assignment per column (the last change of a column wins), in a fixed column order
         // so the statement text — and its prepared statement — depends only on which columns
-        // change. Values are PostgresValue, not optionals: assigning a nil optional would drop the key.
-        var assignments: [String: PostgresValue] = [:]
+        // change. Values are SQLValue, not optionals: assigning a nil optional would drop the key.
+        var assignments: [String: SQLValue] = [:]
         for change in changes {
             switch change {
-            case .email(let email): assignments["email"] = email.postgresValue
-            case .displayName(let name): assignments["display_name"] = name.postgresValue
-            case .passwordHash(let hash): assignments["password_hash"] = hash.postgresValue
-            case .emailVerified(let verified): assignments["email_verified"] = verified.postgresValue
-            case .disabled(let disabled): assignments["disabled"] = disabled.postgresValue
+            case .email(let email): assignments["email"] = email.sqlValue
+            case .displayName(let name): assignments["display_name"] = name.sqlValue
+            case .passwordHash(let hash): assignments["password_hash"] = hash.sqlValue
+            case .emailVerified(let verified): assignments["email_verified"] = verified.sqlValue
+            case .disabled(let disabled): assignments["disabled"] = disabled.sqlValue
             }
         }
         let order = ["email", "display_name", "password_hash", "email_verified", "disabled"]
         let changed = order.filter { assignments[$0] != nil }
         let setClause = (changed + ["updated_at"]).enumerated().map { "\($1) = $\($0 + 1)" }.joined(separator: ", ")
-        let parameters: [any PostgresBindable] = changed.compactMap { assignments[$0] } + [at, id]
+        let parameters: [any SQLBindable] = changed.compactMap { assignments[$0] } + [at, id]
         let sql = "UPDATE users SET \(setClause) WHERE id = $\(parameters.count) RETURNING \(Self.columns)"
         let updated = try await pool.withConnection { db in try db.queryOne(sql, parameters, Self.decode) }
         guard let updated else { throw StoreError.notFound(detail: "user \(id)") }
@@ -60,7 +61,7 @@ struct PostgresUserStore: UserStore {
     func list(after cursor: String?, limit: Int) async throws -> Page<User> {
         let pageSize = min(max(limit, 1), 1000)
         var sql = "SELECT \(Self.columns) FROM users"
-        var parameters: [any PostgresBindable] = []
+        var parameters: [any SQLBindable] = []
         if let cursor {
             let position = try PostgresUserCursor(cursor)
             sql += " WHERE (created_at, id) > ($1, $2)"

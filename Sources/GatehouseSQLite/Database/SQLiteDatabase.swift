@@ -1,4 +1,5 @@
 import Foundation
+import GatehouseSQLStore
 import GatehouseStore
 
 /// The SQLite backend of `GatehouseDatabase`.
@@ -34,24 +35,25 @@ public final class SQLiteDatabase: GatehouseDatabase {
     private init(location: SQLiteLocation, pool: SQLiteConnectionPool) {
         self.location = location
         self.pool = pool
-        signingKeys = SQLiteSigningKeyStore(pool: pool)
+        let stores = SQLStores(database: pool)
+        signingKeys = stores.signingKeys
         users = SQLiteUserStore(pool: pool)
         sessions = SQLiteSessionStore(pool: pool)
-        oneTimeTokens = SQLiteOneTimeTokenStore(pool: pool)
-        rateLimits = SQLiteRateLimitStore(pool: pool)
+        oneTimeTokens = stores.oneTimeTokens
+        rateLimits = stores.rateLimits
         auditLog = SQLiteAuditLogStore(pool: pool)
-        flowStates = SQLiteFlowStateStore(pool: pool)
+        flowStates = stores.flowStates
         oauthClients = SQLiteOAuthClientStore(pool: pool)
         authorizationCodes = SQLiteAuthorizationCodeStore(pool: pool)
         refreshTokens = SQLiteRefreshTokenStore(pool: pool)
-        revokedAccessTokens = SQLiteRevokedAccessTokenStore(pool: pool)
-        consents = SQLiteConsentStore(pool: pool)
+        revokedAccessTokens = stores.revokedAccessTokens
+        consents = stores.consents
         userImports = SQLiteUserImportStore(pool: pool)
         userSearch = SQLiteUserImportStore(pool: pool)
         externalIdentities = SQLiteExternalIdentityStore(pool: pool)
         pendingRevocations = SQLitePendingRevocationStore(pool: pool)
-        providerEvents = SQLiteProviderEventStore(pool: pool)
-        leases = SQLiteLeaseStore(pool: pool)
+        providerEvents = stores.providerEvents
+        leases = stores.leases
     }
 
     /// Opens (creating if needed) the database at a `sqlite:` URL; see `SQLiteLocation` for

@@ -1,4 +1,5 @@
 import Foundation
+import GatehouseSQLStore
 import GatehouseStore
 
 /// Applies `SQLiteMigrations.all` on the writer connection.

@@ -1,3 +1,4 @@
+import GatehouseSQLStore
 import Synchronization
 
 /// One writer connection and a few reader connections to the same database.
@@ -5,7 +6,7 @@ import Synchronization
 /// All writes of a process go through the single writer queue, so they are serialised before
 /// they reach SQLite and never see SQLITE_BUSY from each other; `busy_timeout` only has to
 /// cover other processes. In WAL mode readers never block the writer or each other.
-final class SQLiteConnectionPool: Sendable {
+final class SQLiteConnectionPool: SQLDatabase {
     private let writer: SQLiteConnectionQueue
     private let readers: [SQLiteConnectionQueue]
     private let nextReader = Atomic<Int>(0)
@@ -27,6 +28,14 @@ final class SQLiteConnectionPool: Sendable {
     func write<T: Sendable>(_ body: @escaping @Sendable (SQLiteConnection) throws -> T) async throws -> T {
         try await writer.run { connection in try connection.writeTransaction { try body(connection) } }
     }
+
+    /// The same as `write`: one `BEGIN IMMEDIATE` transaction on the single writer already
+    /// excludes every other writer, in this process and in others.
+    func transaction<T: Sendable>(_ body: @escaping @Sendable (SQLiteConnection) throws -> T) async throws -> T {
+        try await write(body)
+    }
+
+    var dialect: SQLDialect { .sqlite }
 
     /// Runs `body` on the writer without an enclosing transaction (the migrator manages its own).
     func withWriter<T: Sendable>(_ body: @escaping @Sendable (SQLiteConnection) throws -> T) async throws -> T {

@@ -1,4 +1,5 @@
 import Foundation
+import GatehouseSQLStore
 import GatehouseStore
 
 struct SQLiteAuditLogStore: AuditLogStore {
@@ -32,7 +33,7 @@ struct SQLiteAuditLogStore: AuditLogStore {
 
     func search(_ query: AuditQuery) async throws -> [AuditRecord] {
         let (conditions, values) = query.whereClause(placeholder: { _ in "?" })
-        var parameters: [any SQLiteBindable] = values.map { value -> any SQLiteBindable in
+        var parameters: [any SQLBindable] = values.map { value -> any SQLBindable in
             switch value {
             case .text(let text): text
             case .date(let date): date

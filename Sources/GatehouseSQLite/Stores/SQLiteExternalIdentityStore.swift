@@ -1,4 +1,5 @@
 import Foundation
+import GatehouseSQLStore
 import GatehouseStore
 
 struct SQLiteExternalIdentityStore: ExternalIdentityStore {

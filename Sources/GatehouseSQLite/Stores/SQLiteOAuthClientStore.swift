@@ -1,4 +1,5 @@
 import Foundation
+import GatehouseSQLStore
 import GatehouseStore
 
 struct SQLiteOAuthClientStore: OAuthClientStore {
@@ -48,7 +49,7 @@ struct SQLiteOAuthClientStore: OAuthClientStore {
     }
 
     /// Parameters in `columns` order.
-    private static func values(of client: OAuthClient) -> [any SQLiteBindable] {
+    private static func values(of client: OAuthClient) -> [any SQLBindable] {
         [
             client.id, client.name, client.kind.rawValue, client.secretHash,
             StoredStringList.encode(client.redirectURIs), StoredStringList.encode(client.postLogoutRedirectURIs),

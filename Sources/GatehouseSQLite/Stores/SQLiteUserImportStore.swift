@@ -1,4 +1,5 @@
 import Foundation
+import GatehouseSQLStore
 import GatehouseStore
 
 struct SQLiteUserImportStore: UserImportStore {
@@ -83,7 +84,7 @@ struct SQLiteUserImportStore: UserImportStore {
 extension SQLiteUserImportStore: UserSearchStore {
     func search(emailContaining query: String?, after cursor: String?, limit: Int) async throws -> Page<User> {
         let pageSize = min(max(limit, 1), 1000)
-        var conditions: [String] = [], parameters: [any SQLiteBindable] = []
+        var conditions: [String] = [], parameters: [any SQLBindable] = []
         if let query, !query.isEmpty {
             conditions.append("email LIKE ? ESCAPE '\\'")
             parameters.append(query.likeContainsPattern)

@@ -1,4 +1,5 @@
 import Foundation
+import GatehouseSQLStore
 import GatehouseStore
 
 struct SQLiteUserStore: UserStore {
@@ -32,21 +33,21 @@ struct SQLiteUserStore: UserStore {
     func update(id: String, _ changes: [UserChange], at: Date) async throws -> User {
         // One assignment per column (the last change of a column wins), in a fixed column order
         // so the statement text — and its cache entry — depends only on which columns change.
-        // Values are SQLiteValue, not optionals: assigning a nil optional would drop the key.
-        var assignments: [String: SQLiteValue] = [:]
+        // Values are SQLValue, not optionals: assigning a nil optional would drop the key.
+        var assignments: [String: SQLValue] = [:]
         for change in changes {
             switch change {
-            case .email(let email): assignments["email"] = email.sqliteValue
-            case .displayName(let name): assignments["display_name"] = name.sqliteValue
-            case .passwordHash(let hash): assignments["password_hash"] = hash.sqliteValue
-            case .emailVerified(let verified): assignments["email_verified"] = verified.sqliteValue
-            case .disabled(let disabled): assignments["disabled"] = disabled.sqliteValue
+            case .email(let email): assignments["email"] = email.sqlValue
+            case .displayName(let name): assignments["display_name"] = name.sqlValue
+            case .passwordHash(let hash): assignments["password_hash"] = hash.sqlValue
+            case .emailVerified(let verified): assignments["email_verified"] = verified.sqlValue
+            case .disabled(let disabled): assignments["disabled"] = disabled.sqlValue
             }
         }
         let order = ["email", "display_name", "password_hash", "email_verified", "disabled"]
         let changed = order.filter { assignments[$0] != nil }
         let setClause = (changed.map { "\($0) = ?" } + ["updated_at = ?"]).joined(separator: ", ")
-        let parameters: [any SQLiteBindable] = changed.compactMap { assignments[$0] } + [at, id]
+        let parameters: [any SQLBindable] = changed.compactMap { assignments[$0] } + [at, id]
         let sql = "UPDATE users SET \(setClause) WHERE id = ? RETURNING \(Self.columns)"
         let updated = try await pool.write { db in try db.queryOne(sql, parameters, Self.decode) }
         guard let updated else { throw StoreError.notFound(detail: "user \(id)") }
@@ -60,7 +61,7 @@ struct SQLiteUserStore: UserStore {
     func list(after cursor: String?, limit: Int) async throws -> Page<User> {
         let pageSize = min(max(limit, 1), 1000)
         var sql = "SELECT \(Self.columns) FROM users"
-        var parameters: [any SQLiteBindable] = []
+        var parameters: [any SQLBindable] = []
         if let cursor {
             let position = try UserCursor(cursor)
             sql += " WHERE (created_at, id) > (?, ?)"

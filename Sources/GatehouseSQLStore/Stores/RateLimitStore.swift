@@ -1,19 +1,20 @@
 import Foundation
 import GatehouseStore
 
-struct PostgresRateLimitStore: RateLimitStore {
-    let pool: PostgresConnectionPool
+/// Fixed-window counters shared by every process, on either backend.
+struct SQLRateLimitStore<Database: SQLDatabase>: RateLimitStore {
+    let database: Database
 
     func hit(bucket: String, key: String, window: TimeInterval, limit: Int, now: Date) async throws
         -> RateLimitDecision {
         let nowMs = now.millisecondsSinceEpoch
         let windowMs = max(Int64((window * 1000).rounded()), 1)
         // One upsert counts the hit and restarts an ended window atomically: concurrent hits on
-        // the same counter serialise on its row, and a first hit racing another first hit
-        // becomes an update rather than a unique violation.
-        let counted = try await pool.withConnection { db in
+        // the same counter serialise on its row (SQLite: on the single writer), and a first hit
+        // racing another first hit becomes an update rather than a unique violation.
+        let counted = try await database.write { db in
             try db.queryOne("""
-                INSERT INTO rate_limits (bucket, limit_key, window_start, window_end, hits) VALUES ($1, $2, $3, $4, 1)
+                INSERT INTO rate_limits (bucket, limit_key, window_start, window_end, hits) VALUES (?, ?, ?, ?, 1)
                 ON CONFLICT (bucket, limit_key) DO UPDATE SET
                     hits = CASE WHEN rate_limits.window_end <= excluded.window_start
                                 THEN 1 ELSE rate_limits.hits + 1 END,
@@ -32,25 +33,25 @@ struct PostgresRateLimitStore: RateLimitStore {
 
     func peek(bucket: String, key: String, now: Date) async throws -> RateLimitWindow? {
         let nowMs = now.millisecondsSinceEpoch
-        let window = try await pool.withConnection { db in
+        let window = try await database.read { db in
             try db.queryOne("""
-                SELECT hits, window_end FROM rate_limits WHERE bucket = $1 AND limit_key = $2 AND window_end > $3
+                SELECT hits, window_end FROM rate_limits WHERE bucket = ? AND limit_key = ? AND window_end > ?
                 """, [bucket, key, nowMs]) { row in (hits: row.int(0), end: row.int64(1)) }
         }
         return window.map { RateLimitWindow(hits: $0.hits, end: Date(timeIntervalSince1970: Double($0.end) / 1000)) }
     }
 
     func reset(bucket: String, key: String) async throws {
-        _ = try await pool.withConnection { db in
-            try db.run("DELETE FROM rate_limits WHERE bucket = $1 AND limit_key = $2", [bucket, key])
+        _ = try await database.write { db in
+            try db.run("DELETE FROM rate_limits WHERE bucket = ? AND limit_key = ?", [bucket, key])
         }
     }
 
     func purgeExpired(now: Date, limit: Int) async throws -> Int {
-        try await pool.withConnection { db in
+        try await database.write { db in
             try db.run("""
                 DELETE FROM rate_limits WHERE (bucket, limit_key) IN (
-                    SELECT bucket, limit_key FROM rate_limits WHERE window_end <= $1 LIMIT $2)
+                    SELECT bucket, limit_key FROM rate_limits WHERE window_end <= ? LIMIT ?)
                 """, [now, max(limit, 0)])
         }
     }

@@ -1,11 +1,13 @@
 import Foundation
 import GatehouseStore
 
-struct SQLiteProviderEventStore: ProviderEventStore {
-    let pool: SQLiteConnectionPool
+/// Upstream events already processed, on either backend.
+struct SQLProviderEventStore<Database: SQLDatabase>: ProviderEventStore {
+    let database: Database
 
     func record(_ event: ProviderEvent) async throws -> ProviderEventOutcome {
-        try await pool.write { db in
+        try await database.transaction { db in
+            // The primary key decides between concurrent copies of one event: exactly one inserts.
             let inserted = try db.run("""
                 INSERT INTO provider_events (provider, event_id, subject, type, event_time, received_at)
                 VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (provider, event_id) DO NOTHING
@@ -19,7 +21,7 @@ struct SQLiteProviderEventStore: ProviderEventStore {
     }
 
     func purge(receivedBefore before: Date, limit: Int) async throws -> Int {
-        try await pool.write { db in
+        try await database.write { db in
             try db.run("""
                 DELETE FROM provider_events WHERE (provider, event_id) IN (
                     SELECT provider, event_id FROM provider_events WHERE received_at < ? LIMIT ?)

@@ -13,6 +13,15 @@ public struct SQLStores: Sendable {
     public let consents: any ConsentStore
     public let providerEvents: any ProviderEventStore
     public let leases: any LeaseStore
+    public let users: any UserStore
+    public let sessions: any SessionStore
+    public let auditLog: any AuditLogStore
+    public let oauthClients: any OAuthClientStore
+    public let authorizationCodes: any AuthorizationCodeStore
+    public let externalIdentities: any ExternalIdentityStore
+    public let pendingRevocations: any PendingRevocationStore
+    public let userImports: any UserImportStore
+    public let userSearch: any UserSearchStore
 
     public init<Database: SQLDatabase>(database: Database) {
         signingKeys = SQLSigningKeyStore(database: database)
@@ -23,5 +32,14 @@ public struct SQLStores: Sendable {
         consents = SQLConsentStore(database: database)
         providerEvents = SQLProviderEventStore(database: database)
         leases = SQLLeaseStore(database: database)
+        users = SQLUserStore(database: database)
+        sessions = SQLSessionStore(database: database)
+        auditLog = SQLAuditLogStore(database: database)
+        oauthClients = SQLOAuthClientStore(database: database)
+        authorizationCodes = SQLAuthorizationCodeStore(database: database)
+        externalIdentities = SQLExternalIdentityStore(database: database)
+        pendingRevocations = SQLPendingRevocationStore(database: database)
+        userImports = SQLUserImportStore(database: database)
+        userSearch = SQLUserImportStore(database: database)
     }
 }

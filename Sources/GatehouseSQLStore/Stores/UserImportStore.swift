@@ -1,18 +1,17 @@
 import Foundation
-import GatehouseSQLStore
 import GatehouseStore
 
-struct SQLiteUserImportStore: UserImportStore {
-    let pool: SQLiteConnectionPool
-
-    private static let columns = "id, email, display_name, password_hash, email_verified, disabled, created_at, updated_at"
+/// Bulk import of accounts (`gatehouse user import`) and the administrators' account search, on
+/// either backend.
+struct SQLUserImportStore<Database: SQLDatabase>: UserImportStore, UserSearchStore {
+    let database: Database
 
     func importBatch(_ batch: [ImportedUser], at now: Date) async throws -> [ImportOutcome] {
-        // pool.write is one BEGIN IMMEDIATE transaction: a thrown conflict rolls the whole batch back.
-        try await pool.write { db in try batch.map { try Self.importRow($0, at: now, db) } }
+        // One transaction: a thrown conflict rolls the whole batch back.
+        try await database.transaction { db in try batch.map { try Self.importRow($0, at: now, db) } }
     }
 
-    private static func importRow(_ row: ImportedUser, at now: Date, _ db: SQLiteConnection) throws -> ImportOutcome {
+    private static func importRow(_ row: ImportedUser, at now: Date, _ db: Database.Connection) throws -> ImportOutcome {
         let byExternal = try row.externalId.flatMap { id in
             try db.queryOne("SELECT id FROM users WHERE external_id = ?", [id]) { $0.text(0) }
         }
@@ -39,8 +38,9 @@ struct SQLiteUserImportStore: UserImportStore {
             if try db.queryOne("SELECT 1 FROM users WHERE id = ?", [row.newId], { $0.int(0) }) != nil {
                 throw ImportRowConflict(line: row.line, reason: "user id \(row.newId) is taken by another account")
             }
-            _ = try db.run("INSERT INTO users (\(columns), external_id) VALUES (?, ?, ?, ?, ?, 0, ?, ?, ?)", [
-                row.newId, row.email, row.displayName, row.passwordHash, row.emailVerified, row.createdAt ?? now, now, row.externalId,
+            _ = try db.run(UserImportSQL.insertUser, [
+                row.newId, row.email, row.displayName, row.passwordHash, row.emailVerified, false, row.createdAt ?? now, now,
+                row.externalId,
             ])
             userId = row.newId; action = .created
         }
@@ -52,7 +52,7 @@ struct SQLiteUserImportStore: UserImportStore {
                 _ = try db.run("""
                     INSERT INTO external_identities (provider, subject, user_id, email, email_verified, is_private_relay,
                         display_name, sealed_refresh_token, created_at, last_used_at)
-                    VALUES (?, ?, ?, ?, 0, ?, NULL, NULL, ?, ?)
+                    VALUES (?, ?, ?, ?, FALSE, ?, NULL, NULL, ?, ?)
                     """, [identity.provider, identity.subject, userId, identity.email,
                           identity.email?.hasSuffix("@privaterelay.appleid.com") ?? false, now, now])
             case userId?:
@@ -66,22 +66,15 @@ struct SQLiteUserImportStore: UserImportStore {
     }
 
     func find(externalId: String) async throws -> User? {
-        try await pool.read { db in
-            try db.queryOne("SELECT \(Self.columns) FROM users WHERE external_id = ?", [externalId]) { row in
-                User(id: row.text(0), email: row.text(1), displayName: row.optionalText(2), passwordHash: row.optionalText(3),
-                     emailVerified: row.bool(4), disabled: row.bool(5), createdAt: row.date(6), updatedAt: row.date(7))
-            }
-        }
+        try await database.read { db in try db.queryOne(UserImportSQL.findByExternalID, [externalId], UserSQL.decode) }
     }
 
     func externalId(userId: String) async throws -> String? {
-        try await pool.read { db in
+        try await database.read { db in
             try db.queryOne("SELECT external_id FROM users WHERE id = ?", [userId]) { $0.optionalText(0) } ?? nil
         }
     }
-}
 
-extension SQLiteUserImportStore: UserSearchStore {
     func search(emailContaining query: String?, after cursor: String?, limit: Int) async throws -> Page<User> {
         let pageSize = min(max(limit, 1), 1000)
         var conditions: [String] = [], parameters: [any SQLBindable] = []
@@ -94,20 +87,18 @@ extension SQLiteUserImportStore: UserSearchStore {
             conditions.append("(created_at, id) > (?, ?)")
             parameters += [position.createdAtMilliseconds, position.id]
         }
-        var sql = "SELECT \(Self.columns) FROM users"
+        var sql = "SELECT \(UserSQL.columns) FROM users"
         if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
         sql += " ORDER BY created_at, id LIMIT ?"
-        parameters.append(pageSize + 1)
-        let rows = try await pool.read { [sql, parameters] db in
-            try db.query(sql, parameters) { row in
-                User(id: row.text(0), email: row.text(1), displayName: row.optionalText(2), passwordHash: row.optionalText(3),
-                     emailVerified: row.bool(4), disabled: row.bool(5), createdAt: row.date(6), updatedAt: row.date(7))
-            }
-        }
+        parameters.append(pageSize + 1)  // one extra row tells whether another page exists
+        let rows = try await database.read { [sql, parameters] db in try db.query(sql, parameters, UserSQL.decode) }
         let items = Array(rows.prefix(pageSize))
-        let next = rows.count > pageSize ? items.last.map {
-            UserListCursor(createdAtMilliseconds: $0.createdAt.millisecondsSinceEpoch, id: $0.id).encoded
-        } : nil
+        let next = rows.count > pageSize ? items.last.map(UserSQL.cursor(after:)) : nil
         return Page(items: items, nextCursor: next)
     }
+}
+
+private enum UserImportSQL {
+    static let insertUser = "INSERT INTO users (\(UserSQL.columns), external_id) VALUES (\(UserColumn.placeholders), ?)"
+    static let findByExternalID = "SELECT \(UserSQL.columns) FROM users WHERE external_id = ?"
 }

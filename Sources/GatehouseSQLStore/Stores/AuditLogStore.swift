@@ -1,12 +1,12 @@
 import Foundation
-import GatehouseSQLStore
 import GatehouseStore
 
-struct SQLiteAuditLogStore: AuditLogStore {
-    let pool: SQLiteConnectionPool
+/// The append-only security log, on either backend.
+struct SQLAuditLogStore<Database: SQLDatabase>: AuditLogStore {
+    let database: Database
 
     func append(_ event: AuditEvent) async throws -> Int64 {
-        let sequence = try await pool.write { db in
+        let sequence = try await database.write { db in
             try db.queryOne("""
                 INSERT INTO audit_log (occurred_at, user_id, event_type, ip, user_agent, details)
                 VALUES (?, ?, ?, ?, ?, ?) RETURNING sequence
@@ -19,15 +19,8 @@ struct SQLiteAuditLogStore: AuditLogStore {
     }
 
     func list(userId: String, limit: Int) async throws -> [AuditRecord] {
-        try await pool.read { db in
-            try db.query("""
-                SELECT sequence, occurred_at, user_id, event_type, ip, user_agent, details FROM audit_log
-                WHERE user_id = ? ORDER BY occurred_at DESC, sequence DESC LIMIT ?
-                """, [userId, min(max(limit, 1), 1000)]) { row in
-                AuditRecord(sequence: row.int64(0), event: AuditEvent(
-                    occurredAt: row.date(1), userId: row.optionalText(2), type: row.text(3), ip: row.optionalText(4),
-                    userAgent: row.optionalText(5), details: row.text(6)))
-            }
+        try await database.read { db in
+            try db.query(AuditSQL.listByUser, [userId, min(max(limit, 1), 1000)], AuditSQL.decode)
         }
     }
 
@@ -39,23 +32,18 @@ struct SQLiteAuditLogStore: AuditLogStore {
             case .date(let date): date
             }
         }
-        let limitPlaceholder = "?"
         parameters.append(min(max(query.limit, 1), 1000))
         let bound = parameters
-        return try await pool.read { db in
+        return try await database.read { db in
             try db.query("""
-                SELECT sequence, occurred_at, user_id, event_type, ip, user_agent, details FROM audit_log
-                \(conditions) ORDER BY occurred_at DESC, sequence DESC LIMIT \(limitPlaceholder)
-                """, bound) { row in
-                AuditRecord(sequence: row.int64(0), event: AuditEvent(
-                    occurredAt: row.date(1), userId: row.optionalText(2), type: row.text(3), ip: row.optionalText(4),
-                    userAgent: row.optionalText(5), details: row.text(6)))
-            }
+                SELECT \(AuditSQL.columns) FROM audit_log
+                \(conditions) ORDER BY occurred_at DESC, sequence DESC LIMIT ?
+                """, bound, AuditSQL.decode)
         }
     }
 
     func count(userId: String?) async throws -> Int {
-        try await pool.read { db in
+        try await database.read { db in
             if let userId {
                 return try db.queryOne("SELECT COUNT(*) FROM audit_log WHERE user_id = ?", [userId]) { $0.int(0) } ?? 0
             }
@@ -64,11 +52,30 @@ struct SQLiteAuditLogStore: AuditLogStore {
     }
 
     func purge(olderThan cutoff: Date, limit: Int) async throws -> Int {
-        try await pool.write { db in
+        try await database.write { db in
             try db.run("""
                 DELETE FROM audit_log WHERE sequence IN (
                     SELECT sequence FROM audit_log WHERE occurred_at < ? ORDER BY occurred_at LIMIT ?)
                 """, [cutoff, max(limit, 0)])
         }
+    }
+}
+
+private enum AuditColumn: Int32, SQLColumn {
+    case sequence, occurredAt, userId, eventType, ip, userAgent, details
+}
+
+private enum AuditSQL {
+    static let columns = AuditColumn.list()
+    static let listByUser = """
+        SELECT \(columns) FROM audit_log
+        WHERE user_id = ? ORDER BY occurred_at DESC, sequence DESC LIMIT ?
+        """
+
+    static func decode(_ row: some SQLRow) -> AuditRecord {
+        typealias C = AuditColumn
+        return AuditRecord(sequence: row.int64(C.sequence), event: AuditEvent(
+            occurredAt: row.date(C.occurredAt), userId: row.optionalText(C.userId), type: row.text(C.eventType),
+            ip: row.optionalText(C.ip), userAgent: row.optionalText(C.userAgent), details: row.text(C.details)))
     }
 }

@@ -126,3 +126,5 @@ for name, strings in {
 write("oauth-params", "empty-userinfo", b"http://@[::1]\x00http://[::1]/")
 write("jwk", "kid-empty-and-missing", json.dumps({"keys": [dict(jwks["okp"], kid=""), {k: v for k, v in jwks["okp"].items() if k != "kid"}]}))
 write("oauth-params", "backslash-userinfo", b"http://evil.example\\@127.0.0.1/cb\x00http://127.0.0.1/cb")
+# Regression (a harness false positive): a public key whose kid is "d" holds no private member.
+write("jwk", "kid-named-d", json.dumps(dict(jwks["ec"], kid="d")))

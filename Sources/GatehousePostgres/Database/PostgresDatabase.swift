@@ -10,52 +10,17 @@ import GatehouseStore
 /// hold across any number of processes. A connection lost to a server restart or
 /// `pg_terminate_backend` is replaced: the operation that hit it fails with
 /// `StoreError.unavailable`, and later ones succeed once the server is back.
-public final class PostgresDatabase: GatehouseDatabase {
+public final class PostgresDatabase: SQLStoreDatabase {
     /// Where this database lives and how the pool is sized.
     public let configuration: PostgresConfiguration
     let pool: PostgresConnectionPool
-
-    public let signingKeys: any SigningKeyStore
-    public let users: any UserStore
-    public let sessions: any SessionStore
-    public let oneTimeTokens: any OneTimeTokenStore
-    public let rateLimits: any RateLimitStore
-    public let auditLog: any AuditLogStore
-    public let flowStates: any FlowStateStore
-    public let oauthClients: any OAuthClientStore
-    public let authorizationCodes: any AuthorizationCodeStore
-    public let refreshTokens: any RefreshTokenStore
-    public let revokedAccessTokens: any RevokedAccessTokenStore
-    public let consents: any ConsentStore
-    public let externalIdentities: any ExternalIdentityStore
-    public let pendingRevocations: any PendingRevocationStore
-    public let providerEvents: any ProviderEventStore
-    public let leases: any LeaseStore
-    public let userImports: any UserImportStore
-    public let userSearch: any UserSearchStore
+    /// Every store, written once in `GatehouseSQLStore` over this backend's pool.
+    public let stores: SQLStores
 
     private init(configuration: PostgresConfiguration, pool: PostgresConnectionPool) {
         self.configuration = configuration
         self.pool = pool
-        let stores = SQLStores(database: pool)
-        signingKeys = stores.signingKeys
-        users = stores.users
-        sessions = stores.sessions
-        oneTimeTokens = stores.oneTimeTokens
-        rateLimits = stores.rateLimits
-        auditLog = stores.auditLog
-        flowStates = stores.flowStates
-        oauthClients = stores.oauthClients
-        authorizationCodes = stores.authorizationCodes
-        refreshTokens = PostgresRefreshTokenStore(pool: pool)
-        revokedAccessTokens = stores.revokedAccessTokens
-        consents = stores.consents
-        userImports = stores.userImports
-        userSearch = stores.userSearch
-        externalIdentities = stores.externalIdentities
-        pendingRevocations = stores.pendingRevocations
-        providerEvents = stores.providerEvents
-        leases = stores.leases
+        stores = SQLStores(database: pool)
     }
 
     /// Opens a pool for a `postgres://` or `postgresql://` URL (see `PostgresConfiguration`)

@@ -2,44 +2,74 @@ import GatehouseStore
 
 /// Every store of `GatehouseDatabase`, written once in SQL and built over one backend's pool.
 ///
-/// A backend's database type builds this once and hands out its stores; what stays per backend
-/// is the connection, the pool, parameter binding, error mapping and the migrations.
+/// A backend's database type builds this once (`SQLStoreDatabase`); what stays per backend is
+/// the connection, the pool, parameter binding, error mapping and the migrations.
 public struct SQLStores: Sendable {
-    public let signingKeys: any SigningKeyStore
-    public let oneTimeTokens: any OneTimeTokenStore
-    public let rateLimits: any RateLimitStore
-    public let flowStates: any FlowStateStore
-    public let revokedAccessTokens: any RevokedAccessTokenStore
-    public let consents: any ConsentStore
-    public let providerEvents: any ProviderEventStore
-    public let leases: any LeaseStore
-    public let users: any UserStore
-    public let sessions: any SessionStore
-    public let auditLog: any AuditLogStore
-    public let oauthClients: any OAuthClientStore
-    public let authorizationCodes: any AuthorizationCodeStore
-    public let externalIdentities: any ExternalIdentityStore
-    public let pendingRevocations: any PendingRevocationStore
-    public let userImports: any UserImportStore
-    public let userSearch: any UserSearchStore
+    let signingKeys: any SigningKeyStore
+    let users: any UserStore
+    let sessions: any SessionStore
+    let oneTimeTokens: any OneTimeTokenStore
+    let rateLimits: any RateLimitStore
+    let auditLog: any AuditLogStore
+    let flowStates: any FlowStateStore
+    let oauthClients: any OAuthClientStore
+    let authorizationCodes: any AuthorizationCodeStore
+    let refreshTokens: any RefreshTokenStore
+    let revokedAccessTokens: any RevokedAccessTokenStore
+    let consents: any ConsentStore
+    let externalIdentities: any ExternalIdentityStore
+    let pendingRevocations: any PendingRevocationStore
+    let providerEvents: any ProviderEventStore
+    let leases: any LeaseStore
+    let userImports: any UserImportStore
+    let userSearch: any UserSearchStore
 
     public init<Database: SQLDatabase>(database: Database) {
         signingKeys = SQLSigningKeyStore(database: database)
-        oneTimeTokens = SQLOneTimeTokenStore(database: database)
-        rateLimits = SQLRateLimitStore(database: database)
-        flowStates = SQLFlowStateStore(database: database)
-        revokedAccessTokens = SQLRevokedAccessTokenStore(database: database)
-        consents = SQLConsentStore(database: database)
-        providerEvents = SQLProviderEventStore(database: database)
-        leases = SQLLeaseStore(database: database)
         users = SQLUserStore(database: database)
         sessions = SQLSessionStore(database: database)
+        oneTimeTokens = SQLOneTimeTokenStore(database: database)
+        rateLimits = SQLRateLimitStore(database: database)
         auditLog = SQLAuditLogStore(database: database)
+        flowStates = SQLFlowStateStore(database: database)
         oauthClients = SQLOAuthClientStore(database: database)
         authorizationCodes = SQLAuthorizationCodeStore(database: database)
+        refreshTokens = SQLRefreshTokenStore(database: database)
+        revokedAccessTokens = SQLRevokedAccessTokenStore(database: database)
+        consents = SQLConsentStore(database: database)
         externalIdentities = SQLExternalIdentityStore(database: database)
         pendingRevocations = SQLPendingRevocationStore(database: database)
-        userImports = SQLUserImportStore(database: database)
-        userSearch = SQLUserImportStore(database: database)
+        providerEvents = SQLProviderEventStore(database: database)
+        leases = SQLLeaseStore(database: database)
+        let importer = SQLUserImportStore(database: database)
+        userImports = importer
+        userSearch = importer
     }
+}
+
+/// A `GatehouseDatabase` whose stores are the shared SQL ones: a backend declares `stores` and
+/// gets every store property from here.
+public protocol SQLStoreDatabase: GatehouseDatabase {
+    var stores: SQLStores { get }
+}
+
+extension SQLStoreDatabase {
+    public var signingKeys: any SigningKeyStore { stores.signingKeys }
+    public var users: any UserStore { stores.users }
+    public var sessions: any SessionStore { stores.sessions }
+    public var oneTimeTokens: any OneTimeTokenStore { stores.oneTimeTokens }
+    public var rateLimits: any RateLimitStore { stores.rateLimits }
+    public var auditLog: any AuditLogStore { stores.auditLog }
+    public var flowStates: any FlowStateStore { stores.flowStates }
+    public var oauthClients: any OAuthClientStore { stores.oauthClients }
+    public var authorizationCodes: any AuthorizationCodeStore { stores.authorizationCodes }
+    public var refreshTokens: any RefreshTokenStore { stores.refreshTokens }
+    public var revokedAccessTokens: any RevokedAccessTokenStore { stores.revokedAccessTokens }
+    public var consents: any ConsentStore { stores.consents }
+    public var externalIdentities: any ExternalIdentityStore { stores.externalIdentities }
+    public var pendingRevocations: any PendingRevocationStore { stores.pendingRevocations }
+    public var providerEvents: any ProviderEventStore { stores.providerEvents }
+    public var leases: any LeaseStore { stores.leases }
+    public var userImports: any UserImportStore { stores.userImports }
+    public var userSearch: any UserSearchStore { stores.userSearch }
 }

@@ -8,52 +8,17 @@ import GatehouseStore
 /// one writer connection (all writes of this process serialised through it, each in
 /// `BEGIN IMMEDIATE`) and a few reader connections. All SQLite calls run on the connections'
 /// own dispatch queues, never on the cooperative pool.
-public final class SQLiteDatabase: GatehouseDatabase {
+public final class SQLiteDatabase: SQLStoreDatabase {
     /// Where this database lives.
     public let location: SQLiteLocation
     let pool: SQLiteConnectionPool
-
-    public let signingKeys: any SigningKeyStore
-    public let users: any UserStore
-    public let sessions: any SessionStore
-    public let oneTimeTokens: any OneTimeTokenStore
-    public let rateLimits: any RateLimitStore
-    public let auditLog: any AuditLogStore
-    public let flowStates: any FlowStateStore
-    public let oauthClients: any OAuthClientStore
-    public let authorizationCodes: any AuthorizationCodeStore
-    public let refreshTokens: any RefreshTokenStore
-    public let revokedAccessTokens: any RevokedAccessTokenStore
-    public let consents: any ConsentStore
-    public let externalIdentities: any ExternalIdentityStore
-    public let pendingRevocations: any PendingRevocationStore
-    public let providerEvents: any ProviderEventStore
-    public let leases: any LeaseStore
-    public let userImports: any UserImportStore
-    public let userSearch: any UserSearchStore
+    /// Every store, written once in `GatehouseSQLStore` over this backend's pool.
+    public let stores: SQLStores
 
     private init(location: SQLiteLocation, pool: SQLiteConnectionPool) {
         self.location = location
         self.pool = pool
-        let stores = SQLStores(database: pool)
-        signingKeys = stores.signingKeys
-        users = stores.users
-        sessions = stores.sessions
-        oneTimeTokens = stores.oneTimeTokens
-        rateLimits = stores.rateLimits
-        auditLog = stores.auditLog
-        flowStates = stores.flowStates
-        oauthClients = stores.oauthClients
-        authorizationCodes = stores.authorizationCodes
-        refreshTokens = SQLiteRefreshTokenStore(pool: pool)
-        revokedAccessTokens = stores.revokedAccessTokens
-        consents = stores.consents
-        userImports = stores.userImports
-        userSearch = stores.userSearch
-        externalIdentities = stores.externalIdentities
-        pendingRevocations = stores.pendingRevocations
-        providerEvents = stores.providerEvents
-        leases = stores.leases
+        stores = SQLStores(database: pool)
     }
 
     /// Opens (creating if needed) the database at a `sqlite:` URL; see `SQLiteLocation` for

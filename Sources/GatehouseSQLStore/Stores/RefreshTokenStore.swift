@@ -1,38 +1,43 @@
 import Foundation
-import GatehouseSQLStore
 import GatehouseStore
 
-/// Refresh tokens. A token is *live* while it is neither revoked nor expired; it is *current*
-/// (usable without a grace window) while it is also not rotated.
-struct SQLiteRefreshTokenStore: RefreshTokenStore {
-    let pool: SQLiteConnectionPool
+/// Refresh tokens, on either backend. A token is *live* while it is neither revoked nor expired;
+/// it is *current* (usable without a grace window) while it is also not rotated.
+struct SQLRefreshTokenStore<Database: SQLDatabase>: RefreshTokenStore {
+    let database: Database
+    private let findForRotationSQL: String
 
-    private static let columns = """
-        hash, family_id, client_id, user_id, scope, auth_time, auth_methods, created_at, expires_at, rotated_at, \
-        revoked_at
-        """
+    init(database: Database) {
+        self.database = database
+        findForRotationSQL = "\(RefreshTokenSQL.find)\(database.dialect.forUpdate)"
+    }
 
     func create(_ token: RefreshToken) async throws {
-        _ = try await pool.write { db in try Self.insert(token, db) }
+        _ = try await database.write { db in try RefreshTokenSQL.insert(token, db) }
     }
 
     func find(hash: TokenHash) async throws -> RefreshToken? {
-        try await pool.read { db in
-            try db.queryOne("SELECT \(Self.columns) FROM refresh_tokens WHERE hash = ?", [hash], Self.decode)
+        let backend = database.dialect.name
+        return try await database.read { db in
+            try db.queryOne(RefreshTokenSQL.find, [hash]) { try RefreshTokenSQL.decode($0, backend: backend) }
         }
     }
 
     func rotate(hash: TokenHash, replacement: RefreshToken, now: Date, graceWindow: TimeInterval) async throws
         -> RefreshRotation {
-        // Read, decide and write in one BEGIN IMMEDIATE transaction on the single writer: no
-        // other rotation of this token (in this process or another) can interleave.
-        try await pool.write { db in
-            guard var presented = try db.queryOne("SELECT \(Self.columns) FROM refresh_tokens WHERE hash = ?", [hash],
-                                                  Self.decode),
+        // Read, decide and write in one transaction that first locks the presented row. SQLite:
+        // BEGIN IMMEDIATE on the single writer, so no other rotation of this token (in this
+        // process or another) can interleave. PostgreSQL: FOR UPDATE, so a concurrent rotation of
+        // the same token, in any process, waits here and then reads the committed row, with
+        // rotated_at already set.
+        let backend = database.dialect.name
+        return try await database.transaction { [findForRotationSQL] db in
+            let decode = { (row: Database.Connection.Row) in try RefreshTokenSQL.decode(row, backend: backend) }
+            guard var presented = try db.queryOne(findForRotationSQL, [hash], decode),
                   presented.revokedAt == nil, presented.expiresAt > now else {
                 return .invalid
             }
-            if Self.mayRotate(presented, now: now, graceWindow: graceWindow) {
+            if RefreshTokenSQL.mayRotate(presented, now: now, graceWindow: graceWindow) {
                 guard replacement.familyId == presented.familyId else {
                     throw StoreError.invalidArgument(detail: "replacement refresh token is of another family")
                 }
@@ -40,8 +45,7 @@ struct SQLiteRefreshTokenStore: RefreshTokenStore {
                     // A retry inside the grace window never forks a second live branch: it is served
                     // only when it names the successor already issued (the caller derives it from the
                     // presented token) and that successor is still current; anything else is refused.
-                    guard let successor = try db.queryOne("SELECT \(Self.columns) FROM refresh_tokens WHERE hash = ?",
-                                                          [replacement.hash], Self.decode),
+                    guard let successor = try db.queryOne(RefreshTokenSQL.find, [replacement.hash], decode),
                           successor.familyId == presented.familyId, successor.revokedAt == nil, successor.rotatedAt == nil,
                           successor.expiresAt > now else {
                         return .refused
@@ -51,23 +55,23 @@ struct SQLiteRefreshTokenStore: RefreshTokenStore {
                 // The first rotation time is kept, so a grace window never slides.
                 let rotatedAt = presented.rotatedAt ?? now
                 try db.run("UPDATE refresh_tokens SET rotated_at = ? WHERE hash = ?", [rotatedAt, hash])
-                try Self.insert(replacement, db)
+                try RefreshTokenSQL.insert(replacement, db)
                 presented.rotatedAt = rotatedAt
                 return .rotated(presented)
             }
             // A replay of a token rotated before the grace window: the family is compromised.
-            try Self.revokeLive(familyId: presented.familyId, now: now, db)
+            try RefreshTokenSQL.revokeLive(familyId: presented.familyId, now: now, db)
             presented.revokedAt = now
             return .reused(presented)
         }
     }
 
     func revokeFamily(_ familyId: String, now: Date) async throws -> Int {
-        try await pool.write { db in try Self.revokeLive(familyId: familyId, now: now, db) }
+        try await database.write { db in try RefreshTokenSQL.revokeLive(familyId: familyId, now: now, db) }
     }
 
     func revokeAll(userId: String, clientId: String?, now: Date) async throws -> Int {
-        try await pool.write { db in
+        try await database.write { db in
             if let clientId {
                 return try db.run("""
                     UPDATE refresh_tokens SET revoked_at = ?
@@ -81,7 +85,7 @@ struct SQLiteRefreshTokenStore: RefreshTokenStore {
     }
 
     func familyIds(userId: String, clientId: String?, now: Date) async throws -> [String] {
-        try await pool.read { db in
+        try await database.read { db in
             guard let clientId else {
                 return try db.query("""
                     SELECT DISTINCT family_id FROM refresh_tokens
@@ -96,7 +100,7 @@ struct SQLiteRefreshTokenStore: RefreshTokenStore {
     }
 
     func isFamilyActive(_ familyId: String, now: Date) async throws -> Bool {
-        try await pool.read { db in
+        try await database.read { db in
             try db.queryOne("""
                 SELECT 1 FROM refresh_tokens WHERE family_id = ? AND revoked_at IS NULL AND expires_at > ? LIMIT 1
                 """, [familyId, now]) { _ in true } ?? false
@@ -106,7 +110,7 @@ struct SQLiteRefreshTokenStore: RefreshTokenStore {
     func activeGrants(userId: String, now: Date) async throws -> [ActiveGrant] {
         // Current tokens with the creation time of their family's first token (the grant), the
         // oldest grant of each client first; the first row per client is its entry.
-        let rows = try await pool.read { db in
+        let rows = try await database.read { db in
             try db.query("""
                 SELECT t.client_id, t.scope, f.granted_at FROM refresh_tokens t
                 JOIN (SELECT family_id, MIN(created_at) AS granted_at FROM refresh_tokens
@@ -122,29 +126,38 @@ struct SQLiteRefreshTokenStore: RefreshTokenStore {
     }
 
     func purgeExpired(now: Date, limit: Int) async throws -> Int {
-        try await pool.write { db in
+        try await database.write { db in
             try db.run("""
                 DELETE FROM refresh_tokens WHERE hash IN (
                     SELECT hash FROM refresh_tokens WHERE expires_at <= ? LIMIT ?)
                 """, [now, max(limit, 0)])
         }
     }
+}
 
-    // MARK: - Shared by the operations above
+private enum RefreshTokenColumn: Int32, SQLColumn {
+    case hash, familyId, clientId, userId, scope, authTime, authMethods, createdAt, expiresAt, rotatedAt, revokedAt
+}
 
-    /// Not rotated yet, or first rotated less than `graceWindow` ago (compared in whole
-    /// milliseconds, the stored precision). Without a grace window a rotated token never rotates
-    /// again: a concurrent request that read the clock before the winner did (so its `now` is
-    /// earlier than `rotated_at`) would otherwise see a negative age and pass the check.
-    private static func mayRotate(_ token: RefreshToken, now: Date, graceWindow: TimeInterval) -> Bool {
+/// Statements and rules shared by the operations above.
+private enum RefreshTokenSQL {
+    static let columns = RefreshTokenColumn.list()
+    static let find = "SELECT \(columns) FROM refresh_tokens WHERE hash = ?"
+    static let insertStatement = "INSERT INTO refresh_tokens (\(columns)) VALUES (\(RefreshTokenColumn.placeholders))"
+
+    /// The refresh grace rule. Not rotated yet, or first rotated less than `graceWindow` ago
+    /// (compared in whole milliseconds, the stored precision). Without a grace window a rotated
+    /// token never rotates again: a concurrent request that read the clock before the winner did
+    /// (so its `now` is earlier than `rotated_at`) would otherwise see a negative age and pass.
+    static func mayRotate(_ token: RefreshToken, now: Date, graceWindow: TimeInterval) -> Bool {
         guard let rotatedAt = token.rotatedAt else { return true }
         let graceMilliseconds = Int64((graceWindow * 1000).rounded())
         guard graceMilliseconds > 0 else { return false }
         return now.millisecondsSinceEpoch - rotatedAt.millisecondsSinceEpoch < graceMilliseconds
     }
 
-    private static func insert(_ token: RefreshToken, _ db: SQLiteConnection) throws {
-        try db.run("INSERT INTO refresh_tokens (\(columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", [
+    static func insert(_ token: RefreshToken, _ db: some SQLConnection) throws {
+        try db.run(insertStatement, [
             token.hash, token.familyId, token.clientId, token.userId, token.scope, token.authTime,
             StoredStringList.encode(token.authMethods), token.createdAt, token.expiresAt, token.rotatedAt,
             token.revokedAt,
@@ -153,17 +166,19 @@ struct SQLiteRefreshTokenStore: RefreshTokenStore {
 
     /// Revokes the family's live tokens (rotated ones included); returns how many.
     @discardableResult
-    private static func revokeLive(familyId: String, now: Date, _ db: SQLiteConnection) throws -> Int {
+    static func revokeLive(familyId: String, now: Date, _ db: some SQLConnection) throws -> Int {
         try db.run("""
             UPDATE refresh_tokens SET revoked_at = ? WHERE family_id = ? AND revoked_at IS NULL AND expires_at > ?
             """, [now, familyId, now])
     }
 
-    private static func decode(_ row: SQLiteRow) throws -> RefreshToken {
-        RefreshToken(
-            hash: TokenHash(row.blob(0)), familyId: row.text(1), clientId: row.text(2), userId: row.text(3),
-            scope: row.text(4), authTime: row.date(5),
-            authMethods: try StoredStringList.decode(row.text(6), column: "auth_methods", backend: "sqlite"), createdAt: row.date(7),
-            expiresAt: row.date(8), rotatedAt: row.optionalDate(9), revokedAt: row.optionalDate(10))
+    static func decode(_ row: some SQLRow, backend: String) throws -> RefreshToken {
+        typealias C = RefreshTokenColumn
+        return RefreshToken(
+            hash: row.tokenHash(C.hash), familyId: row.text(C.familyId), clientId: row.text(C.clientId),
+            userId: row.text(C.userId), scope: row.text(C.scope), authTime: row.date(C.authTime),
+            authMethods: try StoredStringList.decode(row.text(C.authMethods), column: C.authMethods.name, backend: backend),
+            createdAt: row.date(C.createdAt), expiresAt: row.date(C.expiresAt), rotatedAt: row.optionalDate(C.rotatedAt),
+            revokedAt: row.optionalDate(C.revokedAt))
     }
 }

@@ -51,11 +51,6 @@ public final class PostgresDatabase: SQLStoreDatabase {
         try await pool.withConnection { try PostgresMigrator.currentVersion($0) }
     }
 
-    public func ping() async throws {
-        let answer = try await pool.withConnection { try $0.queryOne("SELECT 1", []) { $0.int(0) } }
-        guard answer == 1 else { throw StoreError.unavailable(detail: "postgres ping returned \(String(describing: answer))") }
-    }
-
     public func close() async {
         await pool.close()
     }

@@ -23,6 +23,8 @@ public struct SQLStores: Sendable {
     let leases: any LeaseStore
     let userImports: any UserImportStore
     let userSearch: any UserSearchStore
+    /// `SELECT 1` on a read connection, for readiness probes.
+    let ping: @Sendable () async throws -> Void
 
     public init<Database: SQLDatabase>(database: Database) {
         signingKeys = SQLSigningKeyStore(database: database)
@@ -44,6 +46,12 @@ public struct SQLStores: Sendable {
         let importer = SQLUserImportStore(database: database)
         userImports = importer
         userSearch = importer
+        ping = {
+            let answer = try await database.read { try $0.queryOne("SELECT 1", []) { $0.int(0) } }
+            guard answer == 1 else {
+                throw StoreError.unavailable(detail: "\(database.dialect.name) ping returned \(String(describing: answer))")
+            }
+        }
     }
 }
 
@@ -54,6 +62,8 @@ public protocol SQLStoreDatabase: GatehouseDatabase {
 }
 
 extension SQLStoreDatabase {
+    public func ping() async throws { try await stores.ping() }
+
     public var signingKeys: any SigningKeyStore { stores.signingKeys }
     public var users: any UserStore { stores.users }
     public var sessions: any SessionStore { stores.sessions }

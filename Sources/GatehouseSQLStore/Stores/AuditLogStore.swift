@@ -52,12 +52,7 @@ struct SQLAuditLogStore<Database: SQLDatabase>: AuditLogStore {
     }
 
     func purge(olderThan cutoff: Date, limit: Int) async throws -> Int {
-        try await database.write { db in
-            try db.run("""
-                DELETE FROM audit_log WHERE sequence IN (
-                    SELECT sequence FROM audit_log WHERE occurred_at < ? ORDER BY occurred_at LIMIT ?)
-                """, [cutoff, max(limit, 0)])
-        }
+        try await auditLogPurge.run(on: database, cutoff: cutoff, limit: limit)
     }
 }
 
@@ -79,3 +74,5 @@ private enum AuditSQL {
             ip: row.optionalText(C.ip), userAgent: row.optionalText(C.userAgent), details: row.text(C.details)))
     }
 }
+
+private let auditLogPurge = SQLBatchPurge(table: "audit_log", key: "sequence", condition: "occurred_at < ?", order: " ORDER BY occurred_at")

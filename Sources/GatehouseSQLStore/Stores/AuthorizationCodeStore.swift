@@ -55,12 +55,7 @@ struct SQLAuthorizationCodeStore<Database: SQLDatabase>: AuthorizationCodeStore 
     }
 
     func purgeExpired(now: Date, limit: Int) async throws -> Int {
-        try await database.write { db in
-            try db.run("""
-                DELETE FROM authorization_codes WHERE hash IN (
-                    SELECT hash FROM authorization_codes WHERE expires_at <= ? LIMIT ?)
-                """, [now, max(limit, 0)])
-        }
+        try await authorizationCodePurge.run(on: database, cutoff: now, limit: limit)
     }
 }
 
@@ -85,3 +80,5 @@ private enum AuthorizationCodeSQL {
             issuedFamilyId: row.optionalText(C.issuedFamilyId))
     }
 }
+
+private let authorizationCodePurge = SQLBatchPurge(table: "authorization_codes", key: "hash", condition: "expires_at <= ?")

@@ -25,12 +25,7 @@ struct SQLFlowStateStore<Database: SQLDatabase>: FlowStateStore {
     }
 
     func purgeExpired(now: Date, limit: Int) async throws -> Int {
-        try await database.write { db in
-            try db.run("""
-                DELETE FROM flow_states WHERE state_hash IN (
-                    SELECT state_hash FROM flow_states WHERE expires_at <= ? LIMIT ?)
-                """, [now, max(limit, 0)])
-        }
+        try await flowStatePurge.run(on: database, cutoff: now, limit: limit)
     }
 }
 
@@ -42,3 +37,5 @@ private enum FlowStateSQL {
     static let columns = FlowStateColumn.list()
     static let consume = "DELETE FROM flow_states WHERE state_hash = ? AND expires_at > ? RETURNING \(columns)"
 }
+
+private let flowStatePurge = SQLBatchPurge(table: "flow_states", key: "state_hash", condition: "expires_at <= ?")

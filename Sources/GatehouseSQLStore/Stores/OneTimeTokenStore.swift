@@ -31,12 +31,7 @@ struct SQLOneTimeTokenStore<Database: SQLDatabase>: OneTimeTokenStore {
     }
 
     func purgeExpired(now: Date, limit: Int) async throws -> Int {
-        try await database.write { db in
-            try db.run("""
-                DELETE FROM one_time_tokens WHERE hash IN (
-                    SELECT hash FROM one_time_tokens WHERE expires_at <= ? LIMIT ?)
-                """, [now, max(limit, 0)])
-        }
+        try await oneTimeTokenPurge.run(on: database, cutoff: now, limit: limit)
     }
 }
 
@@ -60,3 +55,5 @@ private enum OneTimeTokenSQL {
                             usedAt: row.optionalDate(C.usedAt), payload: row.text(C.payload))
     }
 }
+
+private let oneTimeTokenPurge = SQLBatchPurge(table: "one_time_tokens", key: "hash", condition: "expires_at <= ?")

@@ -21,11 +21,9 @@ struct SQLProviderEventStore<Database: SQLDatabase>: ProviderEventStore {
     }
 
     func purge(receivedBefore before: Date, limit: Int) async throws -> Int {
-        try await database.write { db in
-            try db.run("""
-                DELETE FROM provider_events WHERE (provider, event_id) IN (
-                    SELECT provider, event_id FROM provider_events WHERE received_at < ? LIMIT ?)
-                """, [before, max(limit, 0)])
-        }
+        try await providerEventPurge.run(on: database, cutoff: before, limit: limit)
     }
 }
+
+private let providerEventPurge = SQLBatchPurge(table: "provider_events", key: "(provider, event_id)",
+                                               condition: "received_at < ?")

@@ -48,11 +48,8 @@ struct SQLRateLimitStore<Database: SQLDatabase>: RateLimitStore {
     }
 
     func purgeExpired(now: Date, limit: Int) async throws -> Int {
-        try await database.write { db in
-            try db.run("""
-                DELETE FROM rate_limits WHERE (bucket, limit_key) IN (
-                    SELECT bucket, limit_key FROM rate_limits WHERE window_end <= ? LIMIT ?)
-                """, [now, max(limit, 0)])
-        }
+        try await rateLimitPurge.run(on: database, cutoff: now, limit: limit)
     }
 }
+
+private let rateLimitPurge = SQLBatchPurge(table: "rate_limits", key: "(bucket, limit_key)", condition: "window_end <= ?")

@@ -126,12 +126,7 @@ struct SQLRefreshTokenStore<Database: SQLDatabase>: RefreshTokenStore {
     }
 
     func purgeExpired(now: Date, limit: Int) async throws -> Int {
-        try await database.write { db in
-            try db.run("""
-                DELETE FROM refresh_tokens WHERE hash IN (
-                    SELECT hash FROM refresh_tokens WHERE expires_at <= ? LIMIT ?)
-                """, [now, max(limit, 0)])
-        }
+        try await refreshTokenPurge.run(on: database, cutoff: now, limit: limit)
     }
 }
 
@@ -182,3 +177,5 @@ private enum RefreshTokenSQL {
             revokedAt: row.optionalDate(C.revokedAt))
     }
 }
+
+private let refreshTokenPurge = SQLBatchPurge(table: "refresh_tokens", key: "hash", condition: "expires_at <= ?")

@@ -35,11 +35,8 @@ struct SQLRevokedAccessTokenStore<Database: SQLDatabase>: RevokedAccessTokenStor
     }
 
     func purgeExpired(now: Date, limit: Int) async throws -> Int {
-        try await database.write { db in
-            try db.run("""
-                DELETE FROM revoked_access_tokens WHERE jti IN (
-                    SELECT jti FROM revoked_access_tokens WHERE expires_at <= ? LIMIT ?)
-                """, [now, max(limit, 0)])
-        }
+        try await revokedAccessTokenPurge.run(on: database, cutoff: now, limit: limit)
     }
 }
+
+private let revokedAccessTokenPurge = SQLBatchPurge(table: "revoked_access_tokens", key: "jti", condition: "expires_at <= ?")

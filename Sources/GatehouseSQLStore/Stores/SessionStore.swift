@@ -45,12 +45,7 @@ struct SQLSessionStore<Database: SQLDatabase>: SessionStore {
     }
 
     func purgeExpired(now: Date, limit: Int) async throws -> Int {
-        try await database.write { db in
-            try db.run("""
-                DELETE FROM sessions WHERE id_hash IN (
-                    SELECT id_hash FROM sessions WHERE idle_expires_at <= ? OR absolute_expires_at <= ? LIMIT ?)
-                """, [now, now, max(limit, 0)])
-        }
+        try await sessionPurge.run(on: database, cutoff: now, limit: limit)
     }
 }
 
@@ -80,3 +75,6 @@ private enum SessionSQL {
                        userAgent: row.optionalText(C.userAgent), authMethods: methods)
     }
 }
+
+private let sessionPurge = SQLBatchPurge(table: "sessions", key: "id_hash",
+                                         condition: "idle_expires_at <= ? OR absolute_expires_at <= ?")

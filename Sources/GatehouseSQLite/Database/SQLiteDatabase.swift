@@ -69,11 +69,6 @@ public final class SQLiteDatabase: SQLStoreDatabase {
         try await pool.read { try SQLiteMigrator.currentVersion($0) }
     }
 
-    public func ping() async throws {
-        let answer = try await pool.read { try $0.queryOne("SELECT 1", []) { $0.int(0) } }
-        guard answer == 1 else { throw StoreError.unavailable(detail: "sqlite ping returned \(String(describing: answer))") }
-    }
-
     public func close() async {
         await pool.close()
     }

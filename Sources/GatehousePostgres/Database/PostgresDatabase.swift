@@ -44,11 +44,11 @@ public final class PostgresDatabase: SQLStoreDatabase {
     }
 
     public func migrate() async throws -> MigrationReport {
-        try await pool.withConnection { try PostgresMigrator.migrate($0) }
+        try await pool.withConnection { try PostgresMigrator.shared.migrate($0) }
     }
 
     public func schemaVersion() async throws -> Int {
-        try await pool.withConnection { try PostgresMigrator.currentVersion($0) }
+        try await pool.withConnection { try PostgresMigrator.shared.currentVersion($0) }
     }
 
     public func close() async {
@@ -56,5 +56,5 @@ public final class PostgresDatabase: SQLStoreDatabase {
     }
 
     /// The latest schema version this build's PostgreSQL migrations reach.
-    public static var supportedSchemaVersion: Int { PostgresMigrator.latestVersion }
+    public static var supportedSchemaVersion: Int { PostgresMigrator.shared.latestVersion }
 }

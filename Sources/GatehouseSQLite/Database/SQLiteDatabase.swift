@@ -62,11 +62,11 @@ public final class SQLiteDatabase: SQLStoreDatabase {
     }
 
     public func migrate() async throws -> MigrationReport {
-        try await pool.withWriter { try SQLiteMigrator.migrate($0) }
+        try await pool.withWriter { try SQLiteMigrator.shared.migrate($0) }
     }
 
     public func schemaVersion() async throws -> Int {
-        try await pool.read { try SQLiteMigrator.currentVersion($0) }
+        try await pool.read { try SQLiteMigrator.shared.currentVersion($0) }
     }
 
     public func close() async {
@@ -74,7 +74,7 @@ public final class SQLiteDatabase: SQLStoreDatabase {
     }
 
     /// The latest schema version this build's SQLite migrations reach.
-    public static var supportedSchemaVersion: Int { SQLiteMigrator.latestVersion }
+    public static var supportedSchemaVersion: Int { SQLiteMigrator.shared.latestVersion }
 
     /// The value of a PRAGMA such as `journal_mode` or `foreign_keys`, read on the writer or on
     /// a reader connection (their settings differ: readers are `query_only`). For diagnostics and

@@ -20,7 +20,7 @@ public final class PostgresDatabase: SQLStoreDatabase {
     private init(configuration: PostgresConfiguration, pool: PostgresConnectionPool) {
         self.configuration = configuration
         self.pool = pool
-        stores = SQLStores(database: pool)
+        stores = SQLStores(database: pool, migrator: PostgresMigrator.shared)
     }
 
     /// Opens a pool for a `postgres://` or `postgresql://` URL (see `PostgresConfiguration`)
@@ -41,18 +41,6 @@ public final class PostgresDatabase: SQLStoreDatabase {
             throw error
         }
         return PostgresDatabase(configuration: configuration, pool: pool)
-    }
-
-    public func migrate() async throws -> MigrationReport {
-        try await pool.withConnection { try PostgresMigrator.shared.migrate($0) }
-    }
-
-    public func schemaVersion() async throws -> Int {
-        try await pool.withConnection { try PostgresMigrator.shared.currentVersion($0) }
-    }
-
-    public func close() async {
-        await pool.close()
     }
 
     /// The latest schema version this build's PostgreSQL migrations reach.

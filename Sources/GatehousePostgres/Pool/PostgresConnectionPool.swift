@@ -43,6 +43,11 @@ final class PostgresConnectionPool: SQLDatabase {
         try await withConnection(body)
     }
 
+    /// Autocommit on a leased connection, as `write`: the migrator manages its own transactions.
+    func withoutTransaction<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) throws -> T) async throws -> T {
+        try await withConnection(body)
+    }
+
     /// Runs `body` inside `BEGIN … COMMIT` on a leased connection.
     func transaction<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) throws -> T) async throws -> T {
         try await withConnection { connection in try connection.transaction { try body(connection) } }

@@ -20,4 +20,12 @@ public protocol SQLDatabase: Sendable {
     /// locks out other processes; PostgreSQL: `BEGIN … COMMIT` under READ COMMITTED, so bodies
     /// that read-then-write lock their rows with `dialect.forUpdate`).
     func transaction<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T
+
+    /// Runs `body` on the connection writes go through, without an enclosing transaction (the
+    /// migrator manages its own).
+    func withoutTransaction<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T
+
+    /// Releases the connections once their current work is done; later calls throw
+    /// `StoreError.unavailable`. Idempotent.
+    func close() async
 }

@@ -25,8 +25,13 @@ public struct SQLStores: Sendable {
     let userSearch: any UserSearchStore
     /// `SELECT 1` on a read connection, for readiness probes.
     let ping: @Sendable () async throws -> Void
+    // Schema and lifetime, bound to the pool and the backend's migrations.
+    let migrate: @Sendable () async throws -> MigrationReport
+    let schemaVersion: @Sendable () async throws -> Int
+    let close: @Sendable () async -> Void
 
-    public init<Database: SQLDatabase>(database: Database) {
+    public init<Database: SQLDatabase>(database: Database, migrator: SQLMigrator)
+        where Database.Connection: SQLMigratingConnection {
         signingKeys = SQLSigningKeyStore(database: database)
         users = SQLUserStore(database: database)
         sessions = SQLSessionStore(database: database)
@@ -52,17 +57,23 @@ public struct SQLStores: Sendable {
                 throw StoreError.unavailable(detail: "\(database.dialect.name) ping returned \(String(describing: answer))")
             }
         }
+        migrate = { try await database.withoutTransaction { try migrator.migrate($0) } }
+        schemaVersion = { try await database.read { try migrator.currentVersion($0) } }
+        close = { await database.close() }
     }
 }
 
 /// A `GatehouseDatabase` whose stores are the shared SQL ones: a backend declares `stores` and
-/// gets every store property from here.
+/// gets every store property, migration, ping and close from here.
 public protocol SQLStoreDatabase: GatehouseDatabase {
     var stores: SQLStores { get }
 }
 
 extension SQLStoreDatabase {
     public func ping() async throws { try await stores.ping() }
+    public func migrate() async throws -> MigrationReport { try await stores.migrate() }
+    public func schemaVersion() async throws -> Int { try await stores.schemaVersion() }
+    public func close() async { await stores.close() }
 
     public var signingKeys: any SigningKeyStore { stores.signingKeys }
     public var users: any UserStore { stores.users }

@@ -18,7 +18,7 @@ public final class SQLiteDatabase: SQLStoreDatabase {
     private init(location: SQLiteLocation, pool: SQLiteConnectionPool) {
         self.location = location
         self.pool = pool
-        stores = SQLStores(database: pool)
+        stores = SQLStores(database: pool, migrator: SQLiteMigrator.shared)
     }
 
     /// Opens (creating if needed) the database at a `sqlite:` URL; see `SQLiteLocation` for
@@ -59,18 +59,6 @@ public final class SQLiteDatabase: SQLStoreDatabase {
             }
         }
         return SQLiteDatabase(location: location, pool: SQLiteConnectionPool(writer: writer, readers: readers))
-    }
-
-    public func migrate() async throws -> MigrationReport {
-        try await pool.withWriter { try SQLiteMigrator.shared.migrate($0) }
-    }
-
-    public func schemaVersion() async throws -> Int {
-        try await pool.read { try SQLiteMigrator.shared.currentVersion($0) }
-    }
-
-    public func close() async {
-        await pool.close()
     }
 
     /// The latest schema version this build's SQLite migrations reach.

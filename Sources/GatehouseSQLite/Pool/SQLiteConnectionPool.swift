@@ -37,6 +37,11 @@ final class SQLiteConnectionPool: SQLDatabase {
 
     var dialect: SQLDialect { .sqlite }
 
+    /// On the writer: the migrator manages its own transactions.
+    func withoutTransaction<T: Sendable>(_ body: @escaping @Sendable (SQLiteConnection) throws -> T) async throws -> T {
+        try await withWriter(body)
+    }
+
     /// Runs `body` on the writer without an enclosing transaction (the migrator manages its own).
     func withWriter<T: Sendable>(_ body: @escaping @Sendable (SQLiteConnection) throws -> T) async throws -> T {
         try await writer.run(body)

@@ -26,4 +26,16 @@ struct SQLPlaceholdersTests {
         #expect(SQLDialect.postgres.forUpdate == " FOR UPDATE")
         #expect(SQLDialect.sqlite.greatest == "MAX" && SQLDialect.postgres.greatest == "GREATEST")
     }
+
+    @Test("A column enum gives the SQL names, the placeholders and the decoding index")
+    func columns() {
+        #expect(SampleColumn.list() == "id, display_name, sealed_refresh_token, created_at")
+        #expect(SampleColumn.list(prefix: "t.") == "t.id, t.display_name, t.sealed_refresh_token, t.created_at")
+        #expect(SampleColumn.placeholders == "?, ?, ?, ?")
+        #expect(SampleColumn.createdAt.rawValue == 3, "the position in the list is the column index")
+    }
+}
+
+private enum SampleColumn: Int32, SQLColumn {
+    case id, displayName, sealedRefreshToken, createdAt
 }

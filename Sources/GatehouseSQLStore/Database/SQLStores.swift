@@ -4,7 +4,10 @@ import GatehouseStore
 ///
 /// A backend's database type builds this once (`SQLStoreDatabase`); what stays per backend is
 /// the connection, the pool, parameter binding, error mapping and the migrations.
-public struct SQLStores: Sendable {
+///
+/// A class, not a struct: every store access (`database.users`) reads through `stores`, and
+/// copying a struct of two dozen existentials and closures would retain each of them per access.
+public final class SQLStores: Sendable {
     let signingKeys: any SigningKeyStore
     let users: any UserStore
     let sessions: any SessionStore

@@ -52,10 +52,13 @@ let package = Package(
         // MARK: Server and CLI
         .target(name: "GatehouseServer", dependencies: [
             "GatehouseHTTP", "GatehouseHTTPServer", "GatehouseCrypto", "GatehouseStore", "GatehouseSQLite", "GatehousePostgres",
-            "GatehouseIdentity", "GatehouseMail", "GatehouseProviders", "GatehouseProviderSimulator", "GatehouseNetwork",
+            "GatehouseIdentity", "GatehouseMail", "GatehouseProviders", "GatehouseNetwork",
         ]),
-        .executableTarget(name: "GatehouseCLI", dependencies: ["GatehouseServer", "GatehouseProviders", "GatehouseClient", "GatehouseClientOpenSSL",
-                                                             "GatehouseNetwork"]),
+        // Demo mode's simulated providers, composed into the executable: the server target never links the simulator.
+        .target(name: "GatehouseDemo", dependencies: ["GatehouseServer", "GatehouseProviderSimulator", "GatehouseProviders", "GatehouseHTTP",
+                                                      "GatehouseIdentity"]),
+        .executableTarget(name: "GatehouseCLI", dependencies: ["GatehouseServer", "GatehouseDemo", "GatehouseClient", "GatehouseClientOpenSSL",
+                                                             "GatehouseNetwork", "GatehouseCrypto", "GatehouseIdentity", "GatehouseStore"]),
 
         // MARK: Client SDK: Foundation only, no server target or C library (an iOS app builds just these)
         .target(name: "GatehouseClient", exclude: ["README.md"]),
@@ -65,7 +68,8 @@ let package = Package(
 
         // MARK: Provider simulator: faithful Apple/Google/GitHub stand-ins for tests and the demo mode
         .target(name: "GatehouseProviderSimulator", dependencies: ["GatehouseHTTP", "GatehouseCrypto"]),
-        .executableTarget(name: "GatehouseSimulatorServer", dependencies: ["GatehouseProviderSimulator", "GatehouseHTTP", "GatehouseHTTPServer"]),
+        .executableTarget(name: "GatehouseSimulatorServer", dependencies: ["GatehouseProviderSimulator", "GatehouseHTTP", "GatehouseHTTPServer",
+                                                                          "GatehouseCrypto"]),
 
         // MARK: Test support: one test body over an in-process or a socket client
         .target(name: "GatehouseTesting", dependencies: ["GatehouseHTTP", "GatehouseHTTPServer"]),
@@ -79,7 +83,7 @@ let package = Package(
         .testTarget(name: "GatehouseHTTPServerTests", dependencies: ["GatehouseHTTPServer", "GatehouseHTTP", "GatehouseTesting"]),
         .testTarget(name: "GatehouseCryptoTests", dependencies: ["GatehouseCrypto"]),
         .testTarget(name: "GatehouseStoreTests", dependencies: ["GatehouseStore", "GatehouseSQLStore", "GatehouseSQLite", "CSQLite", "GatehousePostgres", "CLibPQ"]),
-        .testTarget(name: "GatehouseIdentityTests", dependencies: ["GatehouseIdentity", "GatehouseSQLite", "GatehouseStore"]),
+        .testTarget(name: "GatehouseIdentityTests", dependencies: ["GatehouseIdentity", "GatehouseSQLite", "GatehouseStore", "GatehouseCrypto"]),
         .testTarget(name: "GatehouseClientTests", dependencies: ["GatehouseClient"]),
         .testTarget(name: "GatehouseClientOpenSSLTests", dependencies: ["GatehouseClientOpenSSL", "GatehouseClient", "GatehouseCrypto"]),
         // The SDK over real sockets: against a live Gatehouse and against the GitHub simulator.
@@ -90,12 +94,12 @@ let package = Package(
         .testTarget(name: "GatehouseMailTests", dependencies: ["GatehouseMail", "GatehouseIdentity"], exclude: ["Fixtures"]),
         .testTarget(name: "GatehouseProviderSimulatorTests", dependencies: ["GatehouseProviderSimulator", "GatehouseHTTP", "GatehouseCrypto", "GatehouseTesting"]),
         .testTarget(name: "GatehouseServerTests", dependencies: [
-            "GatehouseServer", "GatehouseHTTP", "GatehouseTesting", "GatehouseStore", "GatehouseSQLite", "GatehouseIdentity", "GatehouseCrypto",
-            "GatehouseNetwork",
+            "GatehouseServer", "GatehouseDemo", "GatehouseHTTP", "GatehouseTesting", "GatehouseStore", "GatehouseSQLite", "GatehouseIdentity",
+            "GatehouseCrypto", "GatehouseNetwork",
         ]),
         .testTarget(name: "GatehouseProvidersTests", dependencies: [
-            "GatehouseProviders", "GatehouseServer", "GatehouseProviderSimulator", "GatehouseHTTP", "GatehouseCrypto", "GatehouseTesting",
-            "GatehouseStore", "GatehouseSQLite", "GatehouseIdentity",
+            "GatehouseProviders", "GatehouseServer", "GatehouseDemo", "GatehouseProviderSimulator", "GatehouseHTTP", "GatehouseCrypto",
+            "GatehouseTesting", "GatehouseStore", "GatehouseSQLite", "GatehouseIdentity", "GatehouseHTTPServer",
         ]),
     ],
     swiftLanguageModes: [.v6]

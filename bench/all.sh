@@ -4,7 +4,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
-for script in bench/http.sh bench/sessions.sh bench/oauth.sh bench/postgres.sh; do
+for script in bench/http.sh bench/sessions.sh bench/oauth.sh bench/read-paths.sh bench/postgres.sh bench/side-by-side.sh bench/load.sh; do
   [ -x "$script" ] || continue
   echo; echo "## $script"; "$script" 2>&1 | grep -v '^$' || echo "($script failed)"
 done

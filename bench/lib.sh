@@ -18,10 +18,25 @@ wrk_run() {
   local non2xx; non2xx=$(awk '/Non-2xx/ {print $NF}' <<<"$out")
   printf '| %s | %s | %s | %s | %s |\n' "$name" "${rps%.*}" "$p99" "$cpu_us" "${non2xx:-0}"
   echo "$rps" > "${BENCH_TMP:-/tmp}/rps-${name//[^A-Za-z0-9]/_}"
+  echo "$cpu_us" > "${BENCH_TMP:-/tmp}/cpu-${name//[^A-Za-z0-9]/_}"
 }
 
 # wait_http URL: waits until the URL answers.
 wait_http() {
   for _ in $(seq 100); do curl -fs -o /dev/null "$1" && return 0; sleep 0.1; done
   echo "no answer from $1" >&2; return 1
+}
+
+# rss_mb PID: resident set size of the process in MB (one decimal).
+rss_mb() { awk '/^VmRSS:/ {printf "%.1f", $2 / 1024}' "/proc/$1/status"; }
+
+# start_gatehouse LOGFILE URL ARGS...: starts `gatehouse ARGS` in the background, sets GH_PID and
+# READY_MS (spawn to the first 200 from URL/healthz, polled without sleeping).
+start_gatehouse() {
+  local log=$1 url=$2; shift 2
+  local started; started=$(date +%s%N)
+  .build/release/gatehouse "$@" >"$log" 2>&1 &
+  GH_PID=$!
+  for _ in $(seq 2000); do curl -fs -o /dev/null "$url/healthz" && break; done
+  READY_MS=$(( ($(date +%s%N) - started) / 1000000 ))
 }

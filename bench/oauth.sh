@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Token-endpoint and resource-server throughput: refresh grant, client credentials, introspection,
 # userinfo and the password grant (Argon2id at the default cost), with p99 and server CPU per request.
-# Usage: bench/oauth.sh   (WRK_SECONDS, WRK_CONNECTIONS override the defaults 10, 64)
+# Usage: bench/oauth.sh   (WRK_SECONDS, WRK_CONNECTIONS override the defaults 10, 64;
+#        REFRESH_TOKENS (80000) distinct refresh tokens, REFRESH_CONNECTIONS (8) for the refresh rows)
 #
-# Refresh tokens rotate on every use; to replay one token for the whole run the benchmark sets a
-# 120 s refresh grace window, so every request still does a full rotation (lookup, rotate, insert,
-# two signatures) — the same work as distinct tokens, without minting thousands first.
+# The refresh rows present a distinct refresh token per request, each used once: `gatehouse bench
+# refresh-tokens` mints them up front straight into the database (no Argon2 sign-in per token), and
+# bench/lua/refresh-distinct.lua hands them out. Every request is a full rotation (lookup, claim,
+# insert, then the signatures). "access token only" asks for scope api.read; "with openid" adds the
+# RS256 ID token (OIDC refresh responses carry one), whose RSA-2048 signature costs more than the rest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source bench/lib.sh
@@ -18,15 +21,21 @@ export GATEHOUSE_LISTEN=127.0.0.1:$PORT GATEHOUSE_PUBLIC_URL=$URL
 export GATEHOUSE_DATABASE_URL=${GATEHOUSE_DATABASE_URL:-"sqlite://$BENCH_TMP/gh.sqlite"}
 SECRET=bench-client-secret-0123456789abcdefghijkl
 cat > "$BENCH_TMP/config.json" <<JSON
-{"access_log": false, "rate_limits": {"enabled": false}, "oauth": {"refresh_grace_seconds": 120, "api_scopes": ["api.read"]},
+{"access_log": false, "rate_limits": {"enabled": false}, "oauth": {"api_scopes": ["api.read"]},
  "clients": [{"id": "bench", "name": "Bench", "type": "confidential", "secret": "$SECRET", "first_party": true,
               "redirect_uris": ["https://bench.example/cb"], "scopes": ["api.read"],
               "grants": ["authorization_code", "refresh_token", "password", "client_credentials"]}]}
 JSON
-echo "bench password 1234" | .build/release/gatehouse user create --email bench@example.com --password-stdin --config "$BENCH_TMP/config.json" >/dev/null 2>&1 || true
-.build/release/gatehouse serve --config "$BENCH_TMP/config.json" >"$BENCH_TMP/gatehouse.log" &
-GH_PID=$!
-wait_http "$URL/healthz"
+echo "bench password 1234" | .build/release/gatehouse user create --email bench@example.com --password-stdin --verified --config "$BENCH_TMP/config.json" >/dev/null 2>&1 || true
+REFRESH_TOKENS=${REFRESH_TOKENS:-80000}
+mint_start=$(date +%s.%N)
+.build/release/gatehouse bench refresh-tokens --client bench --email bench@example.com --scope api.read \
+  --count "$REFRESH_TOKENS" --config "$BENCH_TMP/config.json" > "$BENCH_TMP/refresh-api.txt"
+.build/release/gatehouse bench refresh-tokens --client bench --email bench@example.com --scope openid \
+  --count $((REFRESH_TOKENS / 2)) --config "$BENCH_TMP/config.json" > "$BENCH_TMP/refresh-openid.txt"
+mint_seconds=$(awk -v a="$mint_start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+start_gatehouse "$BENCH_TMP/gatehouse.log" "$URL" serve --config "$BENCH_TMP/config.json"
+sleep 1; RSS_IDLE=$(rss_mb "$GH_PID")
 
 BASIC=$(printf 'bench:%s' "$SECRET" | base64 -w0)
 TOKENS=$(curl -s -u "bench:$SECRET" -d grant_type=password -d username=bench@example.com -d "password=bench password 1234" \
@@ -42,18 +51,24 @@ wrk.headers["Authorization"] = "Basic $BASIC"
 wrk.body = "$2"
 LUA
 }
-post_script refresh "grant_type=refresh_token&refresh_token=$REFRESH"
 post_script credentials "grant_type=client_credentials&scope=api.read"
 post_script introspect "token=$ACCESS"
 post_script password "grant_type=password&username=bench%40example.com&password=bench+password+1234&scope=openid"
 
-echo "wrk -t${WRK_THREADS:-2} -c${WRK_CONNECTIONS:-64} -d${WRK_SECONDS:-10}s on $(nproc) cores shared by wrk and the server; database ${GATEHOUSE_DATABASE_URL%%:*}"
+echo "wrk -t${WRK_THREADS:-2} -c${WRK_CONNECTIONS:-64} -d${WRK_SECONDS:-10}s (refresh rows: -c${REFRESH_CONNECTIONS:-8}) on $(nproc) cores shared by wrk and the server; database ${GATEHOUSE_DATABASE_URL%%:*}; load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "minted $REFRESH_TOKENS + $((REFRESH_TOKENS / 2)) distinct refresh tokens in ${mint_seconds} s"
 echo
 echo "| workload | req/s | p99 | server CPU µs/req | non-2xx |"
 echo "|---|---|---|---|---|"
 wrk_run "warm-up" "$GH_PID" "$URL/oauth/token" -s "$BENCH_TMP/credentials.lua" >/dev/null
-wrk_run "refresh_token grant (rotation)" "$GH_PID" "$URL/oauth/token" -s "$BENCH_TMP/refresh.lua"
+export BENCH_BASIC=$BASIC WRK_THREADS=${WRK_THREADS:-2}
+REFRESH_TOKENS_FILE=$BENCH_TMP/refresh-api.txt WRK_CONNECTIONS=${REFRESH_CONNECTIONS:-8} \
+  wrk_run "refresh_token grant, distinct tokens, access token only" "$GH_PID" "$URL/oauth/token" -s bench/lua/refresh-distinct.lua
+REFRESH_TOKENS_FILE=$BENCH_TMP/refresh-openid.txt WRK_CONNECTIONS=${REFRESH_CONNECTIONS:-8} \
+  wrk_run "refresh_token grant, distinct tokens, with openid (RS256 ID token)" "$GH_PID" "$URL/oauth/token" -s bench/lua/refresh-distinct.lua
 wrk_run "client_credentials grant" "$GH_PID" "$URL/oauth/token" -s "$BENCH_TMP/credentials.lua"
 wrk_run "introspection (valid token)" "$GH_PID" "$URL/oauth/introspect" -s "$BENCH_TMP/introspect.lua"
 wrk_run "userinfo (Bearer)" "$GH_PID" "$URL/oauth/userinfo" -H "Authorization: Bearer $ACCESS"
 WRK_CONNECTIONS=16 wrk_run "password grant (Argon2id 19 MiB, t=2)" "$GH_PID" "$URL/oauth/token" -s "$BENCH_TMP/password.lua"
+echo
+echo "start to ready: $READY_MS ms; RSS idle after start-up $RSS_IDLE MB, after the run $(rss_mb "$GH_PID") MB"

@@ -6,8 +6,9 @@
 #        GATEHOUSE_BUILD_PATH the SwiftPM scratch path, default .build;
 #        GATEHOUSE_BENCH_POSTGRES_URL a cluster to use instead of starting scripts/postgres)
 #
-# Rate limits are off (this measures the work) and the refresh grace window is 120 s, so one
-# refresh token is replayed for the whole run while every request still does a full rotation.
+# Rate limits are off (this measures the work). The refresh rows present a distinct refresh token per
+# request (scope api.read: access token only), each used once, minted up front with `gatehouse bench
+# refresh-tokens` (REFRESH_TOKENS per setup, default 40000; REFRESH_CONNECTIONS, default 8, for those rows).
 # "two processes" goes through nginx (one worker, keep-alive upstream): that adds a proxy hop and
 # nginx's own CPU on the same two cores, so the row "one process via nginx" is there to separate
 # the proxy's cost from the second process's gain. Server CPU sums both Gatehouse processes.
@@ -48,9 +49,10 @@ SECRET=bench-client-secret-0123456789abcdefghijkl
 export GATEHOUSE_SECRET_KEY; GATEHOUSE_SECRET_KEY=$(openssl rand -base64 32)
 PUBLIC=http://127.0.0.1:18490
 cat > "$BENCH_TMP/config.json" <<JSON
-{"access_log": false, "rate_limits": {"enabled": false}, "oauth": {"refresh_grace_seconds": 120},
+{"access_log": false, "rate_limits": {"enabled": false}, "oauth": {"api_scopes": ["api.read"]},
  "clients": [{"id": "bench", "name": "Bench", "type": "confidential", "secret": "$SECRET", "first_party": true,
-              "redirect_uris": ["https://bench.example/cb"], "grants": ["authorization_code", "refresh_token", "password"]}]}
+              "redirect_uris": ["https://bench.example/cb"], "scopes": ["api.read"],
+              "grants": ["authorization_code", "refresh_token", "password"]}]}
 JSON
 BASIC=$(printf 'bench:%s' "$SECRET" | base64 -w0)
 
@@ -95,26 +97,28 @@ stop_all() {
   PIDS=()
 }
 
-# measure LABEL PIDS URL: one refresh-grant row and one session-page row.
+# mint DATABASE_URL COUNT FILE: distinct refresh tokens for the bench user, one per line.
+mint() {
+  GATEHOUSE_DATABASE_URL=$1 "$BIN" bench refresh-tokens --client bench --email bench@example.com --scope api.read \
+    --count "$2" --config "$BENCH_TMP/config.json" > "$3"
+}
+
+# measure LABEL PIDS URL DATABASE_URL: one refresh-grant row and one session-page row.
 measure() {
-  local label=$1 pids=$2 url=$3 tokens refresh jar csrf session
-  tokens=$(curl -s -u "bench:$SECRET" -d grant_type=password -d username=bench@example.com \
-    -d "password=bench password 1234" -d "scope=openid offline_access" "$url/oauth/token")
-  refresh=$(python3 -c 'import json,sys; print(json.load(sys.stdin)["refresh_token"])' <<<"$tokens")
-  cat > "$BENCH_TMP/refresh.lua" <<LUA
-wrk.method = "POST"
-wrk.headers["Content-Type"] = "application/x-www-form-urlencoded"
-wrk.headers["Authorization"] = "Basic $BASIC"
-wrk.body = "grant_type=refresh_token&refresh_token=$refresh"
-LUA
+  local label=$1 pids=$2 url=$3 database=$4 jar csrf session
+  mint "$database" 5000 "$BENCH_TMP/warm-up.txt"
+  mint "$database" "${REFRESH_TOKENS:-40000}" "$BENCH_TMP/refresh.txt"
   jar=$BENCH_TMP/jar; rm -f "$jar"
   csrf=$(curl -s -c "$jar" -b "$jar" "$url/sign-in" | grep -o 'name="csrf_token" value="[^"]*"' | head -1 | sed 's/.*value="//; s/"$//')
   curl -s -o /dev/null -c "$jar" -b "$jar" --data-urlencode "csrf_token=$csrf" --data-urlencode "email=page@example.com" \
     --data-urlencode "password=bench password 1234" "$url/sign-in"
   session=$(awk '$6 == "gatehouse_session" {print $7}' "$jar")
   [ -n "$session" ] || { echo "sign-in failed on $label" >&2; exit 1; }
-  WRK_SECONDS=3 wrk_run "warm-up" "$pids" "$url/oauth/token" -s "$BENCH_TMP/refresh.lua" >/dev/null
-  wrk_run "$label: refresh_token grant" "$pids" "$url/oauth/token" -s "$BENCH_TMP/refresh.lua"
+  export BENCH_BASIC=$BASIC WRK_THREADS=${WRK_THREADS:-2}
+  REFRESH_TOKENS_FILE=$BENCH_TMP/warm-up.txt WRK_SECONDS=2 WRK_CONNECTIONS=${REFRESH_CONNECTIONS:-8} \
+    wrk_run "warm-up" "$pids" "$url/oauth/token" -s bench/lua/refresh-distinct.lua >/dev/null
+  REFRESH_TOKENS_FILE=$BENCH_TMP/refresh.txt WRK_CONNECTIONS=${REFRESH_CONNECTIONS:-8} \
+    wrk_run "$label: refresh_token grant (distinct tokens, -c${REFRESH_CONNECTIONS:-8})" "$pids" "$url/oauth/token" -s bench/lua/refresh-distinct.lua
   wrk_run "$label: GET /account (session)" "$pids" "$url/account" -H "Cookie: gatehouse_session=$session"
 }
 
@@ -123,7 +127,7 @@ LUA
 create_users() {
   local email
   for email in bench@example.com page@example.com; do
-    echo "bench password 1234" | GATEHOUSE_DATABASE_URL=$1 "$BIN" user create --email "$email" --password-stdin \
+    echo "bench password 1234" | GATEHOUSE_DATABASE_URL=$1 "$BIN" user create --email "$email" --password-stdin --verified \
       --config "$BENCH_TMP/config.json" >/dev/null 2>&1 || true
   done
 }
@@ -136,19 +140,19 @@ echo "|---|---|---|---|---|"
 SQLITE_URL="sqlite://$BENCH_TMP/gh.sqlite"
 create_users "$SQLITE_URL"
 start_gatehouse "$SQLITE_URL" 18491
-measure "SQLite, 1 process" "${PIDS[0]}" http://127.0.0.1:18491
+measure "SQLite, 1 process" "${PIDS[0]}" http://127.0.0.1:18491 "$SQLITE_URL"
 stop_all
 
 create_users "$PG_URL"
 start_gatehouse "$PG_URL" 18491
-measure "PostgreSQL, 1 process" "${PIDS[0]}" http://127.0.0.1:18491
+measure "PostgreSQL, 1 process" "${PIDS[0]}" http://127.0.0.1:18491 "$PG_URL"
 start_nginx 18491; wait_http "$PUBLIC/healthz"
-measure "PostgreSQL, 1 process via nginx" "${PIDS[0]}" "$PUBLIC"
+measure "PostgreSQL, 1 process via nginx" "${PIDS[0]}" "$PUBLIC" "$PG_URL"
 stop_all
 
 start_gatehouse "$PG_URL" 18491; start_gatehouse "$PG_URL" 18492
 start_nginx 18491 18492; wait_http "$PUBLIC/healthz"
-measure "PostgreSQL, 2 processes via nginx" "${PIDS[0]},${PIDS[1]}" "$PUBLIC"
+measure "PostgreSQL, 2 processes via nginx" "${PIDS[0]},${PIDS[1]}" "$PUBLIC" "$PG_URL"
 stop_all
 echo
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -47,7 +47,11 @@ class GatehouseProcess:
                 json.dump(config, f)
             args += ["--config", path]
         self.lines = []
-        self.process = subprocess.Popen(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        self._args, self._env = args, env
+        self._spawn()
+
+    def _spawn(self):
+        self.process = subprocess.Popen(self._args, env=self._env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         threading.Thread(target=self._read, daemon=True).start()
         deadline = time.time() + 20
         while time.time() < deadline:
@@ -60,8 +64,14 @@ class GatehouseProcess:
         raise RuntimeError("gatehouse did not start:\n" + "".join(self.lines))
 
     def _read(self):
-        for line in self.process.stdout:
+        process = self.process
+        for line in process.stdout:
             self.lines.append(line)
+
+    def restart(self):
+        """Stops the server and starts it again on the same port, database and configuration."""
+        self.stop()
+        self._spawn()
 
     def mails(self, to):
         """Messages the log mailer printed for an address, oldest first."""

@@ -7,7 +7,7 @@ import Foundation
 enum GatehouseCommandLine {
     static let commands: [any CLICommand.Type] = [
         ServeCommand.self, MigrateCommand.self, UserCommand.self, SessionCommand.self, AuditCommand.self, KeysCommand.self, ClientCommand.self, ProvidersCommand.self,
-        LoginCommand.self, TokenCommand.self, LogoutCommand.self, VersionCommand.self,
+        LoginCommand.self, TokenCommand.self, LogoutCommand.self, BenchCommand.self, VersionCommand.self,
     ]
 
     static let usage = """

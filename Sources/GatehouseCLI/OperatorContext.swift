@@ -1,5 +1,6 @@
 import Foundation
 import GatehouseIdentity
+import GatehouseDemo
 import GatehouseServer
 import GatehouseStore
 
@@ -17,7 +18,7 @@ struct OperatorContext {
         let database = try await DatabaseOpener.open(url: configuration.databaseURL)
         try await database.requireCurrentSchemaOrMigrate()
         let app = GatehouseApp(configuration: configuration, database: database, secrets: secrets,
-                               log: ServerLog(sink: { _ in }))
+                               log: ServerLog(sink: { _ in }), demoProviders: SimulatedDemoProviders())
         return OperatorContext(configuration: configuration, database: database, services: app.services)
     }
 

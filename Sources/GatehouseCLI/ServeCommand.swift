@@ -1,4 +1,5 @@
 import Foundation
+import GatehouseDemo
 import GatehouseServer
 import GatehouseStore
 import Synchronization
@@ -35,7 +36,8 @@ enum ServeCommand: CLICommand {
             log.info("migrated database", [("from", String(report.fromVersion)), ("to", String(report.toVersion))])
         }
         let secrets = try ServerSecrets.load(environment: environment, databaseURL: configuration.databaseURL)
-        let app = GatehouseApp(configuration: configuration, database: database, secrets: secrets, log: log)
+        let app = GatehouseApp(configuration: configuration, database: database, secrets: secrets, log: log,
+                               demoProviders: SimulatedDemoProviders())
         try await app.services.keys.ensureSigningKey()
         // The app's configuration, not the file's: demo mode adds its clients (demo-native) there.
         for configured in app.configuration.clients {

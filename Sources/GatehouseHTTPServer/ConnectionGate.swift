@@ -8,9 +8,12 @@ import Glibc
 /// Accepts connections on the server's socket and decides, before libmicrohttpd sees them:
 ///
 /// - past `maxConnections` (or `maxConnectionsPerIP` for one address) a new connection gets a `503` and
-///   is closed at once, never left waiting in the kernel's backlog;
-/// - its first bytes must look like an HTTP request line: blank lines, binary garbage, NUL bytes get a
-///   `400`, a TLS hello is closed; a connection that sends nothing is closed at the header deadline;
+///   is closed as soon as its request line shows it is not a health check, never left waiting in the
+///   kernel's backlog. A few slots (`healthCheckConnections`) are kept for `GET`/`HEAD` of the health
+///   paths, so a load balancer still sees `/healthz` and `/readyz` answer while a flood holds every slot;
+/// - its head must look like HTTP up to the blank line that ends it: blank lines, binary garbage, NUL
+///   bytes get a `400`, a TLS hello is closed, a head that does not end within `screenBytes`
+///   gets a `431`; a connection that sends nothing is closed at the header deadline;
 /// - once handed to libmicrohttpd its request head must complete within `headerTimeoutSeconds` and a
 ///   body must keep arriving at `minimumReceiveBytesPerSecond` (the sweeper below `shutdown(2)`s
 ///   connections that do not: libmicrohttpd then closes them itself).
@@ -24,7 +27,16 @@ final class ConnectionGate: Sendable {
         var headerTimeoutMs: Int64
         var idleTimeoutMs: Int64
         var minimumBytesPerSecond: Int
+        /// Slots past the caps for health checks only, and the paths they may ask for.
+        var healthCheckConnections: Int = 0
+        var healthCheckPaths: Set<String> = []
+        /// The most of a head the screen looks at (below libmicrohttpd's per-connection memory, so a head it lets
+        /// through always leaves libmicrohttpd room to answer).
+        var screenBytes: Int = 16 * 1024
     }
+
+    /// A connection past the caps must show a health-check request line within this, or it gets 503.
+    static let healthCheckScreenMs: Int64 = 1_000
 
     /// Connections of the daemon, by their `ConnectionWatch`; guarded with the counters.
     private struct Shared {
@@ -33,8 +45,11 @@ final class ConnectionGate: Sendable {
         var perAddress: [String: Int] = [:]
         /// Connections being screened plus those handed to libmicrohttpd and not yet closed.
         var open = 0
-        /// Accept times of connections handed over but not yet started, by descriptor.
-        var handedOverAt: [Int32: Int64] = [:]
+        /// Connections in the health-check reserve (screened and handed over alike).
+        var reserved = 0
+        /// Accept times of connections handed over but not yet started (and whether they hold a
+        /// health-check slot), by descriptor.
+        var handedOverAt: [Int32: (acceptedAt: Int64, reserved: Bool)] = [:]
     }
 
     let listenFD: Int32
@@ -68,8 +83,10 @@ final class ConnectionGate: Sendable {
     /// A connection handed over has started in libmicrohttpd.
     func started(_ watchFD: Int32, addressKey: String) -> ConnectionWatch {
         shared.withLock { state in
-            let acceptedAt = state.handedOverAt.removeValue(forKey: watchFD) ?? MonotonicClock.milliseconds()
-            let watch = ConnectionWatch(fd: watchFD, addressKey: Array(addressKey.utf8), acceptedAt: acceptedAt)
+            let handed = state.handedOverAt.removeValue(forKey: watchFD)
+            let watch = ConnectionWatch(fd: watchFD, addressKey: Array(addressKey.utf8),
+                                        acceptedAt: handed?.acceptedAt ?? MonotonicClock.milliseconds(),
+                                        reserved: handed?.reserved ?? false)
             state.watches[ObjectIdentifier(watch)] = watch
             return watch
         }
@@ -79,12 +96,14 @@ final class ConnectionGate: Sendable {
     func closed(_ watch: ConnectionWatch) {
         shared.withLock { state in
             state.watches[ObjectIdentifier(watch)] = nil
-            state.open -= 1
-            Self.release(String(decoding: watch.addressKey, as: UTF8.self), in: &state)
+            Self.release(String(decoding: watch.addressKey, as: UTF8.self), reserved: watch.reserved, in: &state)
         }
     }
 
-    private static func release(_ key: String, in state: inout Shared) {
+    /// Gives back the slot a connection held: a health-check one, or one of the caps' (and its address's).
+    private static func release(_ key: String, reserved: Bool, in state: inout Shared) {
+        if reserved { state.reserved -= 1; return }
+        state.open -= 1
         if let count = state.perAddress[key], count > 1 { state.perAddress[key] = count - 1 } else { state.perAddress[key] = nil }
     }
 
@@ -94,6 +113,12 @@ final class ConnectionGate: Sendable {
         var acceptedAt: Int64
         var address: [UInt8]
         var key: String
+        /// Past the caps: only a health check may proceed, and its request line must come quickly.
+        var reserved = false
+        var progress = RequestHeadScreen.Progress()
+        /// When bytes last arrived (or the connection opened): silence past the idle timeout closes it,
+        /// as libmicrohttpd would.
+        var lastArrivalAt: Int64 = 0
         /// Bytes seen at the last peek; a re-peek is due at `recheckAt` (a peek does not consume, so
         /// the descriptor stays readable and is not polled again until then).
         var seen = 0
@@ -103,7 +128,7 @@ final class ConnectionGate: Sendable {
     private func run() {
         defer { running.store(false, ordering: .releasing) }
         var screening: [Int32: Screening] = [:]
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 16 * 1024, alignment: 8)
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(4096, limits.screenBytes), alignment: 8)
         defer { buffer.deallocate() }
         var lastSweep: Int64 = 0
         var fds: [pollfd] = []
@@ -138,7 +163,7 @@ final class ConnectionGate: Sendable {
         }
         for fd in screening.keys { close(fd) }
         shared.withLock { state in
-            for (_, entry) in screening { state.open -= 1; Self.release(entry.key, in: &state) }
+            for (_, entry) in screening { Self.release(entry.key, reserved: entry.reserved, in: &state) }
         }
     }
 
@@ -156,14 +181,19 @@ final class ConnectionGate: Sendable {
             _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
             let address = withUnsafeBytes(of: &storage) { Array($0.prefix(Int(length))) }
             let key = Self.addressText(storage)
-            let admitted = shared.withLock { state -> Bool in
-                guard state.open < limits.maxConnections, (state.perAddress[key] ?? 0) < limits.maxConnectionsPerIP else { return false }
-                state.open += 1
-                state.perAddress[key, default: 0] += 1
+            // nil: refused; false: a slot under the caps; true: a health-check slot past them.
+            let admitted = shared.withLock { state -> Bool? in
+                if state.open < limits.maxConnections, (state.perAddress[key] ?? 0) < limits.maxConnectionsPerIP {
+                    state.open += 1
+                    state.perAddress[key, default: 0] += 1
+                    return false
+                }
+                guard state.reserved < limits.healthCheckConnections else { return nil }
+                state.reserved += 1
                 return true
             }
-            if admitted {
-                screening[fd] = Screening(acceptedAt: now, address: address, key: key)
+            if let reserved = admitted {
+                screening[fd] = Screening(acceptedAt: now, address: address, key: key, reserved: reserved, lastArrivalAt: now)
             } else {
                 Self.answer(fd, Self.tooManyConnections)
             }
@@ -172,6 +202,15 @@ final class ConnectionGate: Sendable {
 
     private func screen(_ fd: Int32, _ screening: inout [Int32: Screening], buffer: UnsafeMutableRawBufferPointer, now: Int64) {
         guard var entry = screening[fd] else { return }
+        if entry.seen > 0 {
+            // Nothing new since the last look (a trickling client): do not copy and scan the head again.
+            var queued: Int32 = 0
+            if ioctl(fd, UInt(FIONREAD), &queued) == 0, Int(queued) == entry.seen {
+                entry.recheckAt = now + 50
+                screening[fd] = entry
+                return
+            }
+        }
         let count = recv(fd, buffer.baseAddress, buffer.count, Int32(MSG_PEEK) | Int32(MSG_DONTWAIT))
         if count < 0, errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR {
             entry.recheckAt = nil
@@ -182,25 +221,39 @@ final class ConnectionGate: Sendable {
             drop(fd, &screening, answer: nil)
             return
         }
-        switch RequestHeadScreen.classify(UnsafeRawBufferPointer(rebasing: buffer[..<count])) {
+        let bytes = UnsafeRawBufferPointer(rebasing: buffer[..<count])
+        switch RequestHeadScreen.classify(bytes, limit: buffer.count, progress: &entry.progress) {
         case .needMore:
             // Peeked bytes stay readable; look again shortly instead of polling (which would spin).
             let grew = count > entry.seen
+            if grew { entry.lastArrivalAt = now }
             entry.seen = count
             entry.recheckAt = now + (grew ? 10 : 50)
             screening[fd] = entry
         case .http:
+            if entry.reserved, !isHealthCheck(bytes) {
+                drop(fd, &screening, answer: Self.tooManyConnections)
+                return
+            }
             screening[fd] = nil
             handOver(fd, entry)
         case .badRequest:
             drop(fd, &screening, answer: Self.badRequest)
         case .close:
             drop(fd, &screening, answer: nil)
+        case .tooLarge:
+            drop(fd, &screening, answer: entry.reserved ? Self.tooManyConnections : Self.headTooLarge)
         }
     }
 
+    /// Whether a complete head asks for a health path with GET or HEAD.
+    private func isHealthCheck(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard let target = RequestHeadScreen.readOnlyTarget(bytes) else { return false }
+        return limits.healthCheckPaths.contains(String(target))
+    }
+
     private func handOver(_ fd: Int32, _ entry: Screening) {
-        shared.withLock { $0.handedOverAt[fd] = entry.acceptedAt }
+        shared.withLock { $0.handedOverAt[fd] = (entry.acceptedAt, entry.reserved) }
         let added = entry.address.withUnsafeBytes { raw in
             MHD_add_connection(daemon.pointer, fd, raw.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t(raw.count))
         }
@@ -208,8 +261,7 @@ final class ConnectionGate: Sendable {
             // libmicrohttpd closed the socket already.
             shared.withLock { state in
                 state.handedOverAt[fd] = nil
-                state.open -= 1
-                Self.release(entry.key, in: &state)
+                Self.release(entry.key, reserved: entry.reserved, in: &state)
             }
         }
     }
@@ -217,15 +269,17 @@ final class ConnectionGate: Sendable {
     private func drop(_ fd: Int32, _ screening: inout [Int32: Screening], answer: String?) {
         guard let entry = screening.removeValue(forKey: fd) else { return }
         if let answer { Self.answer(fd, answer) } else { close(fd) }
-        shared.withLock { state in
-            state.open -= 1
-            Self.release(entry.key, in: &state)
-        }
+        shared.withLock { state in Self.release(entry.key, reserved: entry.reserved, in: &state) }
     }
 
     private func expireScreening(_ screening: inout [Int32: Screening], now: Int64) {
-        for (fd, entry) in screening where now - entry.acceptedAt >= limits.headerTimeoutMs {
-            drop(fd, &screening, answer: entry.seen > 0 ? Self.requestTimeout : nil)
+        for (fd, entry) in screening {
+            if entry.reserved, now - entry.acceptedAt >= min(limits.headerTimeoutMs, Self.healthCheckScreenMs) {
+                // Past the caps and still no health-check request line: refused like any other.
+                drop(fd, &screening, answer: Self.tooManyConnections)
+            } else if now - entry.acceptedAt >= limits.headerTimeoutMs || now - entry.lastArrivalAt >= limits.idleTimeoutMs {
+                drop(fd, &screening, answer: entry.seen > 0 ? Self.requestTimeout : nil)
+            }
         }
     }
 
@@ -259,6 +313,7 @@ final class ConnectionGate: Sendable {
     static let tooManyConnections = cannedResponse("503 Service Unavailable", "Too many connections. Retry shortly.\n", extra: "Retry-After: 1\r\n")
     static let badRequest = cannedResponse("400 Bad Request", "This is not an HTTP/1.1 request.\n")
     static let requestTimeout = cannedResponse("408 Request Timeout", "The request took too long to arrive.\n")
+    static let headTooLarge = cannedResponse("431 Request Header Fields Too Large", "The request head is too large.\n")
 
     private static func cannedResponse(_ status: String, _ body: String, extra: String = "") -> String {
         "HTTP/1.1 \(status)\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: \(body.utf8.count)\r\n"

@@ -15,6 +15,9 @@ final class ConnectionState {
     var answered = false
     /// Request line plus header bytes, as libmicrohttpd parsed them (for the 431 limit).
     var headBytes = 0
+    /// A header name or value held a NUL or another control byte (RFC 9110 §5.5): the request gets 400.
+    /// The gate screens a connection's first head; this catches later ones on a kept-alive connection.
+    var malformedHeader = false
     /// The connection's deadline tracker (nil for a connection the gate did not hand over).
     var watch: ConnectionWatch?
     /// Set while a task produces the response; the connection is suspended meanwhile.

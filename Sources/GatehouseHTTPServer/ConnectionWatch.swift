@@ -17,13 +17,15 @@ final class ConnectionWatch: Sendable {
     let fd: Int32
     /// The per-address counter key (the client's IP bytes).
     let addressKey: [UInt8]
+    /// Holds a health-check slot past the caps: answered once, then closed.
+    let reserved: Bool
     private let phaseValue = Atomic<Int>(Phase.head.rawValue)
     /// Monotonic milliseconds when the current phase began.
     private let since: Atomic<Int64>
     let bodyBytes = Atomic<Int>(0)
 
-    init(fd: Int32, addressKey: [UInt8], acceptedAt: Int64) {
-        self.fd = fd; self.addressKey = addressKey; since = Atomic(acceptedAt)
+    init(fd: Int32, addressKey: [UInt8], acceptedAt: Int64, reserved: Bool = false) {
+        self.fd = fd; self.addressKey = addressKey; self.reserved = reserved; since = Atomic(acceptedAt)
     }
 
     var phase: Phase { Phase(rawValue: phaseValue.load(ordering: .acquiring)) ?? .handling }

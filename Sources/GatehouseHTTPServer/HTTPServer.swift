@@ -59,7 +59,7 @@ public final class HTTPServer: Sendable {
         // itself is enforced in the access handler (431).
         let limits = gh_mhd_limits(
             thread_pool_size: UInt32(max(1, configuration.ioThreads)),
-            connection_limit: UInt32(min(Int(UInt32.max / 2), configuration.maxConnections * 2 + 64)),
+            connection_limit: UInt32(min(Int(UInt32.max / 2), configuration.maxConnections * 2 + configuration.healthCheckConnections + 64)),
             per_ip_connection_limit: 0,
             connection_timeout_seconds: UInt32(configuration.connectionTimeoutSeconds),
             connection_memory_limit: max(configuration.maxHeaderBytes, 4096) + 16 * 1024)
@@ -79,7 +79,10 @@ public final class HTTPServer: Sendable {
             maxConnections: configuration.maxConnections, maxConnectionsPerIP: configuration.maxConnectionsPerIP,
             headerTimeoutMs: Int64(configuration.headerTimeoutSeconds) * 1000,
             idleTimeoutMs: Int64(configuration.connectionTimeoutSeconds) * 1000,
-            minimumBytesPerSecond: configuration.minimumReceiveBytesPerSecond))
+            minimumBytesPerSecond: configuration.minimumReceiveBytesPerSecond,
+            healthCheckConnections: configuration.healthCheckConnections, healthCheckPaths: configuration.healthCheckPaths,
+            // Less than libmicrohttpd's memory: a head the screen lets through always leaves it room to answer.
+            screenBytes: max(configuration.maxHeaderBytes, 4096) + 8 * 1024))
         self.gate.withLock { $0 = gate }
         let port = ListeningSocket.port(of: listener)
         gate.start()

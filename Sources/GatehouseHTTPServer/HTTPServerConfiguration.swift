@@ -22,6 +22,12 @@ public struct HTTPServerConfiguration: Sendable {
     /// Once the head is in, a body must keep arriving at least this fast (bytes per second, averaged
     /// from the head's arrival, checked after `headerTimeoutSeconds`); 0 turns the check off.
     public var minimumReceiveBytesPerSecond: Int
+    /// Connections accepted past `maxConnections` / `maxConnectionsPerIP` for health checks only (`GET` or
+    /// `HEAD` of `healthCheckPaths`, answered with `Connection: close`), so a flood holding every slot
+    /// cannot make a load balancer's checks fail; 0 turns the reserve off.
+    public var healthCheckConnections: Int = 8
+    /// The exact paths (as they arrive, without the query) the reserve serves.
+    public var healthCheckPaths: Set<String> = ["/healthz", "/readyz"]
 
     public init(listen: ListenAddress = ListenAddress(host: "127.0.0.1", port: 8080), ioThreads: Int = 2,
                 maxBodyBytes: Int = 64 * 1024, maxHeaderBytes: Int = 32 * 1024, connectionTimeoutSeconds: Int = 30,

@@ -37,6 +37,9 @@ func mhdAccess(_ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?, _ 
         state.method = knownMethod(method) ?? HTTPMethod(String(cString: method))
         state.headBytes = state.rawTarget.utf8.count + strlen(method) + 12
         collectHeaders(connection, into: state)
+        if state.malformedHeader {
+            return queue(badHead(), on: connection, closing: true, state: state)
+        }
         // A stack buffer: the address is at most 46 bytes, so no heap array per request.
         state.remoteAddress = withUnsafeTemporaryAllocation(of: CChar.self, capacity: 64) { buffer in
             gh_mhd_client_address(connection, buffer.baseAddress!, buffer.count)
@@ -82,13 +85,14 @@ func mhdAccess(_ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?, _ 
     if let pending = state.pending {
         // Called again after the task resumed the connection.
         guard let response = pending.slot.withLock({ $0.take() }) else { return .YES }
-        return queue(response, on: connection, closing: false, state: state)
+        return queue(response, on: connection, closing: state.watch?.reserved ?? false, state: state)
     }
 
     switch server.pipeline.start(method: state.method, target: state.rawTarget, headers: state.headers,
                                  body: state.body, remoteAddress: state.remoteAddress) {
     case .ready(let response):
-        return queue(response, on: connection, closing: false, state: state)
+        // A health check let in past the caps gives its slot back at once.
+        return queue(response, on: connection, closing: state.watch?.reserved ?? false, state: state)
     case .pending(let work):
         let pending = PendingResponse()
         state.pending = pending
@@ -161,6 +165,9 @@ private func mhdCollectHeaderImpl(_ cls: UnsafeMutableRawPointer?, _ kind: MHD_V
     guard let cls, let key else { return .YES }
     let state = Unmanaged<ConnectionState>.fromOpaque(cls).takeUnretainedValue()
     state.headBytes += keySize + valueSize + 4
+    if !state.malformedHeader, hasControlBytes(key, keySize) || value.map({ hasControlBytes($0, valueSize) }) == true {
+        state.malformedHeader = true
+    }
     let name = key.withMemoryRebound(to: UInt8.self, capacity: keySize) {
         String(decoding: UnsafeBufferPointer(start: $0, count: keySize), as: UTF8.self)
     }
@@ -210,6 +217,23 @@ private func addHeader(_ response: OpaquePointer, _ name: String, _ value: Strin
             }
         }
     }
+}
+
+/// Whether `count` bytes hold a control byte other than HTAB (never valid in a field name or value).
+private func hasControlBytes(_ pointer: UnsafePointer<CChar>, _ count: Int) -> Bool {
+    pointer.withMemoryRebound(to: UInt8.self, capacity: count) { bytes in
+        for index in 0..<count {
+            let byte = bytes[index]
+            if (byte < 0x20 && byte != 9) || byte == 0x7f { return true }
+        }
+        return false
+    }
+}
+
+private func badHead() -> Response {
+    var response = Response.text("The request head holds control bytes.\n", status: .badRequest)
+    response.headers.set("X-Content-Type-Options", "nosniff")
+    return response
 }
 
 private func tooLarge(_ server: HTTPServer) -> Response {

@@ -10,6 +10,8 @@ struct LiveServer {
     static func start(_ tweak: (inout HTTPServerConfiguration) -> Void = { _ in }) throws -> LiveServer {
         var router = Router()
         router.get("/hello") { _ in .text("hello") }
+        router.get("/healthz") { _ in .text("ok") }
+        router.get("/readyz") { _ in .text("ready") }
         router.post("/echo") { request in .text("\(request.body.count)") }
         router.get("/slow") { request async throws in
             let ms = Int(request.query["ms"] ?? "300") ?? 300

@@ -1,5 +1,6 @@
 import Foundation
 import GatehouseCrypto
+import GatehouseDemo
 import GatehouseHTTP
 import GatehouseIdentity
 import GatehouseProviderSimulator
@@ -55,7 +56,7 @@ struct ProviderHarness {
     let database: any GatehouseDatabase
     let clock: TestClock
     let faults: Faults
-    var simulator: ProviderSimulator { app.providers.simulator! }
+    var simulator: ProviderSimulator { (app.providers.simulator as! MountedSimulator).simulator }
 
     static func make(mailer: (any Mailer)? = nil,
                      _ tweak: @escaping (inout GatehouseConfiguration) -> Void = { _ in }) async throws -> ProviderHarness {
@@ -69,7 +70,7 @@ struct ProviderHarness {
         let clock = TestClock(), faults = Faults()
         let app = GatehouseApp(configuration: configuration, database: database, secrets: ServerSecrets(master: SecureRandom.bytes(32)),
                                log: ServerLog(sink: { _ in }), accessLogSink: { _ in }, mailer: mailer, clock: IdentityClock { clock.now },
-                               wrapProviderTransport: { FaultyTransport(inner: $0, faults: faults) })
+                               wrapProviderTransport: { FaultyTransport(inner: $0, faults: faults) }, demoProviders: SimulatedDemoProviders())
         return ProviderHarness(app: app, database: database, clock: clock, faults: faults)
     }
 

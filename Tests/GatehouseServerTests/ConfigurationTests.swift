@@ -1,4 +1,5 @@
 import Foundation
+import GatehouseIdentity
 import GatehouseServer
 import Testing
 
@@ -79,7 +80,30 @@ import Testing
         #expect(try GatehouseConfiguration.load(environment: [:], configPath: mail).smtp != nil)
     }
 
+    /// The edge settings of issue 15 item 7, the admin API limit and the hand-off lifetime, with their defaults.
+    @Test func edgeAdminAndHandoffSettings() throws {
+        let defaults = try GatehouseConfiguration.load(environment: [:])
+        #expect(defaults.http.healthCheckConnections == 8)
+        #expect(defaults.rateLimits.adminAPIPerClient == [RateLimitRule(bucket: "admin_api.client", limit: 600, window: 60)])
+        #expect(defaults.handoffLifetime == 120)
+        let path = try temporaryFile(#"""
+            {"http": {"health_check_connections": 0},
+             "rate_limits": {"admin_api_per_client": [{"limit": 100, "window_seconds": 10}, {"limit": 1000, "window_seconds": 3600}]},
+             "native": {"handoff_ttl_seconds": 5}}
+            """#)
+        let configuration = try GatehouseConfiguration.load(environment: [:], configPath: path)
+        #expect(configuration.http.healthCheckConnections == 0)
+        #expect(configuration.rateLimits.adminAPIPerClient.map(\.limit) == [100, 1000])
+        #expect(configuration.handoffLifetime == 5)
+        let disabled = try GatehouseConfiguration.load(environment: [:], configPath: try temporaryFile(#"{"rate_limits": {"enabled": false}}"#))
+        #expect(disabled.rateLimits.adminAPIPerClient.isEmpty)
+    }
+
     @Test(arguments: [
+        (#"{"http": {"health_check_connections": -1}}"#, "http.health_check_connections"),
+        (#"{"native": {"handoff_ttl_seconds": 121}}"#, "native.handoff_ttl_seconds"),
+        (#"{"native": {"handoff_ttl_seconds": 0}}"#, "native.handoff_ttl_seconds"),
+        (#"{"rate_limits": {"admin_api_per_client": [{"limit": 0, "window_seconds": 60}]}}"#, "rate_limits.admin_api_per_client[0].limit"),
         (#"{"sessions": {"idle_timeout_seconds": 7200, "absolute_timeout_seconds": 3600}}"#, "sessions.idle_timeout_seconds"),
         (#"{"sessions": {"idle": 1}}"#, "sessions.idle"),
         (#"{"passwords": {"argon2_memory_kib": 10}}"#, "passwords.argon2_memory_kib"),

@@ -218,6 +218,20 @@ import Testing
         #expect(try await Self.redeem(gatehouse.browser(), token: token3, verifier: verifier3).status == 400, "expired after 2 minutes")
     }
 
+    /// `native.handoff_ttl_seconds` shortens the hand-off's life (the journey tests expire a token with it).
+    @Test func aShorterConfiguredLifetimeExpiresTheToken() async throws {
+        let gatehouse = try await Self.gatehouse { $0.handoffLifetime = 5 }
+        let verifier = PKCE.generateVerifier()
+        let token = try #require(Self.token(from: try await Self.systemBrowserSignIn(gatehouse, challenge: PKCE.challenge(for: verifier))))
+        gatehouse.clock.advance(6)
+        let late = try await Self.redeem(gatehouse.browser(), token: token, verifier: verifier)
+        #expect(late.status == 400 && late.text.contains("expired"))
+        let verifier2 = PKCE.generateVerifier()
+        let token2 = try #require(Self.token(from: try await Self.systemBrowserSignIn(gatehouse, challenge: PKCE.challenge(for: verifier2))))
+        gatehouse.clock.advance(4)
+        #expect(try await Self.redeem(gatehouse.browser(), token: token2, verifier: verifier2).status == 303, "still valid within it")
+    }
+
     @Test func concurrentRedeemsExactlyOneWins() async throws {
         let gatehouse = try await Self.gatehouse()
         let verifier = PKCE.generateVerifier()

@@ -20,6 +20,18 @@ import Testing
         #expect(response.status == 200 && response.text == "ok")
     }
 
+    /// The connection gate's health-check reserve (issue 15 item 7) serves the paths as they arrive: under
+    /// a public URL's path, that path's `/healthz` and `/readyz`.
+    @Test func theHealthCheckReserveServesTheHealthPaths() async throws {
+        let root = try await Self.app(ready: true).makeServer().configuration
+        #expect(root.healthCheckPaths == ["/healthz", "/readyz"] && root.healthCheckConnections == 8)
+        let configuration = try GatehouseConfiguration.load(environment: ["GATEHOUSE_PUBLIC_URL": "http://127.0.0.1:8080/auth"])
+        let database = try await SQLiteDatabase.open(url: "sqlite::memory:")
+        let app = GatehouseApp(configuration: configuration, database: database, secrets: ServerSecrets(master: Array(repeating: 7, count: 32)),
+                               log: ServerLog(sink: { _ in }), accessLogSink: { _ in })
+        #expect(app.makeServer().configuration.healthCheckPaths == ["/auth/healthz", "/auth/readyz"])
+    }
+
     @Test func readyzReflectsTheDatabase() async throws {
         let up = try await InProcessClient(await Self.app(ready: true).pipeline).get("/readyz")
         #expect(up.status == 200)

@@ -1,5 +1,6 @@
 import Foundation
 import GatehouseCrypto
+import GatehouseDemo
 import GatehouseHTTP
 import GatehouseIdentity
 import GatehouseServer
@@ -59,7 +60,7 @@ struct TestGatehouse {
         let app = GatehouseApp(configuration: configuration, database: database,
                                secrets: ServerSecrets(master: SecureRandom.bytes(32)),
                                log: ServerLog(sink: { log.append($0) }), accessLogSink: { _ in }, mailer: mailer,
-                               clock: clock.identityClock)
+                               clock: clock.identityClock, demoProviders: SimulatedDemoProviders())
         try await app.services.keys.ensureSigningKey()
         return TestGatehouse(app: app, database: database, clock: clock, mailer: mailer, log: log)
     }

@@ -244,3 +244,76 @@ def test_a_wrong_verifier_is_refused_and_spends_the_token(browser, stack):
         assert not app.events.of("web_view_left_app_host")
     finally:
         app.close()
+
+
+# An expired hand-off token (issue #13 item 2). The Gatehouse of this stack gives hand-off tokens a short
+# life (`native.handoff_ttl_seconds`), and the app is held back before its redeem until that life has
+# certainly passed: the callback comes after the token was minted, so waiting TTL + margin from the
+# callback always expires it — no race with the server's clock. The retry redeems at once; the TTL
+# leaves it far more time than a redeem takes.
+HANDOFF_TTL = 6
+
+
+@pytest.fixture(scope="module")
+def short_handoff_stack():
+    s = RailsStack(shape="one-origin", config={"native": {"handoff_ttl_seconds": HANDOFF_TTL}})
+    yield s
+    s.stop()
+
+
+def test_an_expired_hand_off_token_is_refused_and_a_retry_signs_in(browser, short_handoff_stack):
+    stack = short_handoff_stack
+    user = SystemBrowserUser("expired.journey@example.com")
+    app = launch(make_hybrid_app(browser, stack, user), stack)
+    try:
+        held = {}
+
+        def hold_until_expired(callback):
+            held["callback"] = callback
+            time.sleep(HANDOFF_TTL + 1.0)
+
+        app.component.before_redeem = hold_until_expired
+        start_provider(app, "google")
+        completed = app.events.wait_for("auth_session_completed", timeout=30)
+        assert "token" in query_of(completed["url"]), completed
+        redeem = app.events.wait_for("component_redeem", timeout=HANDOFF_TTL + 20)["url"]
+        refused = app.events.wait_for("response", timeout=20,
+                                      predicate=lambda e: "/native/redeem" in e["url"] and (e["status"] or 0) >= 400)
+        # The documented answer: a 400 page in the web view saying the link expired, start again.
+        assert refused["status"] == 400
+        app.wait_for_page("/expired or was already used/.test(document.body.innerText)", timeout=10)
+        assert app.current_url().startswith(stack.issuer + "/native/redeem"), app.current_url()
+        # Nothing is signed in: not the Rails app, not Gatehouse in the web view.
+        assert app.fetch_status("/me") == 401
+        assert app.fetch_status(stack.issuer + "/native/session") == 401
+        assert not app.events.of("web_view_left_app_host")
+        assert not app.events.of("routed_to_safari") and not app.events.of("emulator_error")
+
+        # The retry: back to the sign-in screen, the same provider, redeemed at once — signed in.
+        app.component.before_redeem = None
+        mark = app.events.mark()
+        app.run_on_main(app.navigator.route, stack.app_url + "/session/new")
+        app.events.wait_for("visit_completed", after=mark, location=stack.app_url + "/session/new", timeout=20)
+        start_provider(app, "google")
+        # Back on the Rails app (where it lands: /me, which the signed-out check above asked for, is Rails'
+        # remembered return path), signed in as the user.
+        app.wait_for_page(f"location.href.startsWith({stack.app_url + '/'!r}) && !location.pathname.startsWith('/auth/')",
+                          timeout=30)
+        me = app.evaluate("fetch('/me', {credentials: 'same-origin'}).then((r) => r.status === 200 ? r.json() : {status: r.status})",
+                          await_promise=True)
+        assert me.get("email") == "expired.journey@example.com", me
+        # How long the retry's token lived before its redeem (the margin the short TTL leaves), for the record.
+        completed_again = [e for e in app.events.all()[mark:] if e.kind == "auth_session_completed"]
+        posted = [e for e in app.events.all()[mark:] if e.kind == "navigation" and "/native/redeem" in e["url"]
+                  and e.get("method") == "POST"]
+        if completed_again and posted:
+            print(f"retry: callback to redeem POST {posted[-1].time - completed_again[-1].time:.2f} s (TTL {HANDOFF_TTL} s)")
+        retried = [e for e in app.events.all()[mark:] if e.kind == "component_redeem"]
+        assert len(retried) == 1 and retried[0]["url"] != redeem, "a new token, not the expired one"
+        assert len(app.events.of("auth_session_started")) == 2
+        later = app.events.all()[mark:]
+        for kind in ("web_view_left_app_host", "routed_to_safari", "routed_to_system", "visit_failed", "page_load_failed",
+                     "bridge_violation", "bridge_message_dropped", "emulator_error"):
+            assert not [e for e in later if e.kind == kind], (kind, app.events.describe())
+    finally:
+        app.close()

@@ -8,6 +8,9 @@
 Interface kept stable for other suites (native hand-off, Hotwire Native emulator): keyword arguments only.
 - `demo=True` (default) runs Gatehouse with GATEHOUSE_DEMO=1: simulated Apple/Google/GitHub and the `demo-native` app.
 - `extra_clients` are added to Gatehouse's `clients` config; `config` is merged into the rest of it.
+- `client_settings` are merged into the example app's own client (e.g. `backchannel_logout_uri`); `app_url` is known
+  before start, so settings and config may be a function of it (`callable(app_url) -> dict`).
+- `stop_rails()` / `start_rails()` stop and start the app on the same port and database (deliveries while it is down).
 - `client_secret` is the secret the Rails app presents (default: the registered one); a wrong one proves the error page.
 - `gatehouse_env` / `rails_env` add environment variables to each process.
 - `https=True` (one origin only): nginx terminates TLS with a throwaway certificate, Gatehouse's public URL is https
@@ -100,7 +103,7 @@ http {{
 
 class RailsStack:
     def __init__(self, shape="two-hosts", demo=True, extra_clients=(), config=None, client_secret=None,
-                 gatehouse_env=None, rails_env=None, cross_site_providers=False, https=False):
+                 gatehouse_env=None, rails_env=None, cross_site_providers=False, https=False, client_settings=None):
         assert shape in ("two-hosts", "one-origin"), shape
         self.shape = shape
         self.nginx = None
@@ -124,7 +127,8 @@ class RailsStack:
                   "redirect_uris": [self.app_url + "/login/gatehouse/callback"],
                   "post_logout_redirect_uris": [self.app_url + "/session/signed-out"], "first_party": True,
                   "allow_localhost": shape == "two-hosts"}
-        full_config = dict(config or {})
+        client.update((client_settings(self.app_url) if callable(client_settings) else client_settings) or {})
+        full_config = dict((config(self.app_url) if callable(config) else config) or {})
         full_config["clients"] = [client, *extra_clients, *full_config.get("clients", [])]
         self.gatehouse = self.rails = self.rails_dir = None
         try:
@@ -157,13 +161,30 @@ class RailsStack:
             **({"GATEHOUSE_CA_FILE": self.tls[0]} if self.tls else {}),
             **(rails_env or {}),
         })
-        self.rails = subprocess.Popen([str(RAILS_ROOT / "bin" / "start")], env=rails_environment, cwd=RAILS_ROOT,
-                                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        threading.Thread(target=self._read, daemon=True).start()
+        self.rails_environment, self.rails_port = rails_environment, rails_port
+        self.start_rails()
         if shape == "one-origin":
             self.nginx = Nginx(self.public_port, self.gatehouse.port, rails_port, tls=self.tls)
-        wait_for(f"http://127.0.0.1:{rails_port}/session/new", 180, self.rails, self.rails_lines)
         wait_for(self.issuer + "/.well-known/openid-configuration", 20, context=self._ssl_context())
+
+    def start_rails(self):
+        """Starts (or restarts) the Rails app on its port and database, and waits until it answers."""
+        self.rails = subprocess.Popen([str(RAILS_ROOT / "bin" / "start")], env=self.rails_environment, cwd=RAILS_ROOT,
+                                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        threading.Thread(target=self._read, daemon=True).start()
+        wait_for(f"http://127.0.0.1:{self.rails_port}/session/new", 180, self.rails, self.rails_lines)
+
+    def stop_rails(self):
+        self.rails.terminate()
+        try:
+            self.rails.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            self.rails.kill()
+            self.rails.wait(timeout=5)
+
+    @property
+    def rails_database(self):
+        return self.rails_environment["DATABASE_PATH"]
 
     def _make_certificate(self):
         """A throwaway self-signed certificate for 127.0.0.1 (the Rails app trusts it via GATEHOUSE_CA_FILE)."""
@@ -205,7 +226,8 @@ class RailsStack:
         }
 
     def _read(self):
-        for line in self.rails.stdout:
+        rails = self.rails
+        for line in rails.stdout:
             self.rails_lines.append(line)
 
     def create_user(self, email, password, name=None):

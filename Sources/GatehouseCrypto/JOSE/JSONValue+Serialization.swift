@@ -40,8 +40,10 @@ extension JSONValue {
         }
     }
 
+    private static let hex: [UInt8] = Array("0123456789abcdef".utf8)
+
     static func writeString(_ string: String, into out: inout [UInt8]) {
-        let hex: [UInt8] = Array("0123456789abcdef".utf8)
+        let hex = Self.hex
         out.append(UInt8(ascii: "\""))
         for byte in string.utf8 {
             switch byte {

@@ -58,7 +58,7 @@ public struct Request: Sendable {
     public var mediaType: String? {
         guard let value = headers["Content-Type"] else { return nil }
         return value.split(separator: ";", maxSplits: 1).first.map {
-            $0.trimmingCharacters(in: .whitespaces).lowercased()
+            HTTPWhitespace.trimmed($0).lowercased()
         }
     }
 

@@ -16,6 +16,8 @@ public enum AccountError: Error, Sendable, Equatable {
     case emailUnverified
     /// The action needs a sign-in more recent than the session's.
     case reauthenticationRequired
+    /// Removing this sign-in method would leave the account without a way in.
+    case lastSignInMethod
 
     public var message: String {
         switch self {
@@ -29,6 +31,7 @@ public enum AccountError: Error, Sendable, Equatable {
         case .notFound: "No such account."
         case .emailUnverified: "Confirm your email address first: open the link we sent you, or reset your password by email."
         case .reauthenticationRequired: "For your security, sign in again to continue."
+        case .lastSignInMethod: "This is the account's only way to sign in, so it cannot be removed. Add another method first."
         }
     }
 

@@ -156,6 +156,9 @@ public struct AccountService: Sendable {
                 throw AccountError.invalidCredentials
             }
         }
+        // Told before the rows go (the store removes the sessions with the account): should the delete
+        // fail, the product has merely signed the user out.
+        await sessions.announceEnded(try await sessions.list(userId: user.id), reason: "account_deleted")
         _ = try await database.users.delete(id: user.id)
         await audit.record(.accountDeleted, userId: user.id, context: context, details: ["email": user.email])
     }
@@ -164,8 +167,10 @@ public struct AccountService: Sendable {
     public func setDisabled(userId: String, _ disabled: Bool, context: ClientContext) async throws {
         _ = try await database.users.update(id: userId, [.disabled(disabled)], at: clock.now())
         if disabled {
-            try await sessions.endAll(userId: userId)
+            try await sessions.endAll(userId: userId, reason: "account_disabled")
             await audit.record(.accountDisabled, userId: userId, context: context)
+        } else {
+            await audit.record(.accountEnabled, userId: userId, context: context)
         }
     }
 }

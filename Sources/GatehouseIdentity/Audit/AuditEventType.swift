@@ -18,6 +18,7 @@ public enum AuditEventType: String, Sendable, CaseIterable {
     case accountDeleted = "account.deleted"
     case accountImported = "account.imported"
     case accountUpdated = "account.updated"
+    case accountEnabled = "account.enabled"
     case consentGranted = "consent.granted"
     case consentDenied = "consent.denied"
     case appAccessRevoked = "app.revoked"

@@ -9,11 +9,14 @@ public struct AuditTrail: Sendable {
     let onFailure: @Sendable (any Error) -> Void
     /// Sees every entry as it is recorded (the server logs failures with their reason).
     let observe: (@Sendable (AuditEventType, _ userId: String?, ClientContext, _ details: [String: String]) -> Void)?
+    /// Announces audited account changes to the product (webhooks; back-channel logout on disable and delete).
+    let events: OutboundEvents?
 
     public init(store: any AuditLogStore, clock: IdentityClock = .system,
                 onFailure: @escaping @Sendable (any Error) -> Void = { _ in },
-                observe: (@Sendable (AuditEventType, _ userId: String?, ClientContext, _ details: [String: String]) -> Void)? = nil) {
-        self.store = store; self.clock = clock; self.onFailure = onFailure; self.observe = observe
+                observe: (@Sendable (AuditEventType, _ userId: String?, ClientContext, _ details: [String: String]) -> Void)? = nil,
+                events: OutboundEvents? = nil) {
+        self.store = store; self.clock = clock; self.onFailure = onFailure; self.observe = observe; self.events = events
     }
 
     public func record(_ type: AuditEventType, userId: String?, context: ClientContext, details: [String: String] = [:]) async {
@@ -28,5 +31,6 @@ public struct AuditTrail: Sendable {
         let event = AuditEvent(occurredAt: clock.now(), userId: userId, type: type.rawValue, ip: context.ip,
                                userAgent: context.userAgent, details: json)
         do { _ = try await store.append(event) } catch { onFailure(error) }
+        await events?.audited(type, userId: userId, details: details)
     }
 }

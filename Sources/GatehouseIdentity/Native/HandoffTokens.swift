@@ -6,6 +6,7 @@ import GatehouseStore
 /// stored hashed, living ≤ 2 minutes, bound to the user, the app and the S256 challenge of a verifier
 /// only the app's web view holds — so a custom-scheme URL intercepted by another app is worthless.
 public struct HandoffTokens: Sendable {
+    /// The default and longest lifetime.
     public static let lifetime: TimeInterval = 120
 
     /// What the web view gets when it redeems.
@@ -43,8 +44,12 @@ public struct HandoffTokens: Sendable {
 
     let store: any OneTimeTokenStore
     let clock: IdentityClock
+    /// This deployment's lifetime (`native.handoff_ttl_seconds`), never above `lifetime`.
+    let tokenLifetime: TimeInterval
 
-    public init(store: any OneTimeTokenStore, clock: IdentityClock = .system) { self.store = store; self.clock = clock }
+    public init(store: any OneTimeTokenStore, clock: IdentityClock = .system, lifetime: TimeInterval = HandoffTokens.lifetime) {
+        self.store = store; self.clock = clock; tokenLifetime = min(max(1, lifetime), Self.lifetime)
+    }
 
     /// Mints a token for a user signed in on behalf of `app`, bound to the web view's `challenge`.
     public func mint(userId: String, appID: String, challenge: String, authMethods: [String], returnTo: String?,
@@ -54,7 +59,7 @@ public struct HandoffTokens: Sendable {
         let payload = Payload(app: appID, challenge: challenge, methods: authMethods, returnTo: returnTo, link: link ? true : nil)
         let json = String(decoding: try JSONEncoder().encode(payload), as: UTF8.self)
         try await store.create(OneTimeToken(hash: TokenHash(SHA256.hash(token)), purpose: .handoff, userId: userId, createdAt: now,
-                                            expiresAt: now.addingTimeInterval(Self.lifetime), payload: json))
+                                            expiresAt: now.addingTimeInterval(tokenLifetime), payload: json))
         return token
     }
 

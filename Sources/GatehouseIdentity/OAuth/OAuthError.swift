@@ -19,6 +19,15 @@ public struct OAuthError: Error, Sendable, Equatable {
         case slowDown = "slow_down"
         /// RFC 6750 §3.1: a valid token without the scope the resource needs (403).
         case insufficientScope = "insufficient_scope"
+        // Gatehouse's extension codes (RFC 6749 §8.5), answered by the native sign-in endpoints.
+        /// The provider the app asked for is not enabled on this server.
+        case unsupportedProvider = "unsupported_provider"
+        /// An account with the provider's address exists and is not linked automatically.
+        case accountExists = "account_exists"
+        /// The provider shared no email address, which a new account needs.
+        case missingEmail = "missing_email"
+        /// The provider's address is not verified there.
+        case unverifiedEmail = "unverified_email"
     }
 
     public let code: Code

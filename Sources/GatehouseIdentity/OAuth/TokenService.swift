@@ -15,15 +15,26 @@ public struct TokenService: Sendable {
     let clientCredentials: ClientCredentialsGrant
     let refreshTokens: any RefreshTokenStore
     let users: any UserStore
-    /// Verifies third-party ID tokens for the token-exchange grant; the server sets it (nil: grant refused).
-    public var externalIDTokens: (any ExternalIDTokenResolver)?
+    let hotReads: any HotReadStore
+    /// Verifies third-party ID tokens for the token-exchange grant (nil: the grant is refused).
+    public let externalIDTokens: (any ExternalIDTokenResolver)?
 
-    /// `successorKey`: the key refresh-token successors are derived with (the same in every process).
+    /// - Parameters:
+    ///   - successorKey: the key refresh-token successors are derived with (the same in every process).
+    ///   - registry: the client registry to share (the native sign-ins look apps up in the same one); a new one by default.
+    ///   - externalIDTokens: the token-exchange grant's ID-token verifier, given at construction so there is one
+    ///     complete token service, never a copy configured afterwards.
     public init(database: any GatehouseDatabase, settings: OAuthSettings, keys: SigningKeyRing, accounts: AccountService,
-                audit: AuditTrail, clock: IdentityClock = .system, successorKey: [UInt8] = SecureRandom.bytes(32)) {
-        registry = ClientRegistry(store: database.oauthClients, clock: clock)
-        issuer = TokenIssuer(settings: settings, keys: keys, refreshTokens: database.refreshTokens, clock: clock,
-                             successorKey: successorKey, consents: database.consents)
+                audit: AuditTrail, clock: IdentityClock = .system, successorKey: [UInt8] = SecureRandom.bytes(32),
+                sids: SessionIdentifier? = nil, registry: ClientRegistry? = nil,
+                externalIDTokens: (any ExternalIDTokenResolver)? = nil) {
+        self.registry = registry ?? ClientRegistry(store: database.oauthClients, clock: clock)
+        self.externalIDTokens = externalIDTokens
+        var issuer = TokenIssuer(settings: settings, keys: keys, refreshTokens: database.refreshTokens, clock: clock,
+                                 successorKey: successorKey, consents: database.consents)
+        issuer.sids = sids
+        issuer.externalIds = database.userImports
+        self.issuer = issuer
         revocation = TokenRevocation(refreshTokens: database.refreshTokens, revoked: database.revokedAccessTokens,
                                      settings: settings, clock: clock)
         validator = AccessTokenValidator(settings: settings, keys: keys, revoked: database.revokedAccessTokens, clock: clock)
@@ -35,6 +46,7 @@ public struct TokenService: Sendable {
         clientCredentials = ClientCredentialsGrant(issuer: issuer)
         refreshTokens = database.refreshTokens
         users = database.users
+        hotReads = database.hotReads
     }
 
     /// Handles a token request whose parameters were each sent once.
@@ -121,18 +133,22 @@ public struct TokenService: Sendable {
 
     /// The OpenID Connect userinfo claims for a valid access token with the `openid` scope; a valid
     /// token without it is `insufficient_scope` (RFC 6750 §3.1), not `invalid_token`.
+    /// The revocation check and the user are one statement (`HotReadStore.bearerSubject`), read on every call.
     public func userInfo(accessToken: String) async throws -> [String: JSONValue] {
-        guard let claims = try await validator.validate(accessToken) else {
-            throw OAuthError(.invalidToken, "The access token is invalid, expired or revoked.")
-        }
+        let invalid = OAuthError(.invalidToken, "The access token is invalid, expired or revoked.")
+        guard let claims = try await validator.verifiedUnexpired(accessToken) else { throw invalid }
+        let subject = try await hotReads.bearerSubject(userId: claims.subject,
+                                                       revocationKeys: AccessTokenValidator.revocationKeys(claims))
+        guard !subject.revoked else { throw invalid }
         guard claims.scope.contains(Scope.openID) else {
             throw OAuthError(.insufficientScope, "The access token was not issued with the openid scope.")
         }
-        guard let user = try await users.find(id: claims.subject), !user.disabled else {
+        guard let user = subject.user, !user.disabled else {
             throw OAuthError(.invalidToken, "The account is not available.")
         }
         var result = UserClaims.claims(for: user, scope: claims.scope)
         result["sub"] = .string(user.id)
+        if let externalId = try await issuer.externalIds?.externalId(userId: user.id) { result["external_id"] = .string(externalId) }
         return result
     }
 }

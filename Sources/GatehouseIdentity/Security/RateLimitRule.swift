@@ -31,6 +31,9 @@ public struct RateLimitPolicy: Sendable {
     public var ipv6PrefixLength: Int
     /// Current-password checks of a signed-in account (`/account/password`, `/account/delete`), per account.
     public var currentPasswordPerAccount = [RateLimitRule(bucket: "password_check.account", limit: 5, window: 900)]
+    /// Admin API (`/admin/v1/`) requests per admin client: 600 a minute, ample for an admin screen or a
+    /// nightly sync, small enough that a leaked admin token cannot page through every account in seconds.
+    public var adminAPIPerClient = [RateLimitRule(bucket: "admin_api.client", limit: 600, window: 60)]
 
     public init(signInPerIP: [RateLimitRule] = [RateLimitRule(bucket: "sign_in.ip", limit: 10, window: 180)],
                 signInPerAccount: [RateLimitRule] = [
@@ -53,6 +56,7 @@ public struct RateLimitPolicy: Sendable {
         var policy = RateLimitPolicy(signInPerIP: [], signInPerAccount: [], signUpPerIP: [], passwordForgotPerIP: [],
                                      passwordForgotPerAccount: [], passwordResetPerIP: [])
         policy.currentPasswordPerAccount = []
+        policy.adminAPIPerClient = []
         return policy
     }()
 

@@ -21,11 +21,13 @@ public struct SessionService: Sendable {
     let clock: IdentityClock
     /// Ending all of a user's sessions ends their OAuth grants too.
     let grants: UserGrantRevocation
+    /// Told of every session that ends (back-channel logout tokens, `session.ended` webhooks); nil: nobody.
+    let events: OutboundEvents?
 
     /// `accessTokenLifetime` is the OAuth access-token lifetime (how long revocation markers must last).
     public init(database: any GatehouseDatabase, policy: SessionPolicy = SessionPolicy(), clock: IdentityClock = .system,
-                accessTokenLifetime: TimeInterval = 600) {
-        self.database = database; self.policy = policy; self.clock = clock
+                accessTokenLifetime: TimeInterval = 600, events: OutboundEvents? = nil) {
+        self.database = database; self.policy = policy; self.clock = clock; self.events = events
         grants = UserGrantRevocation(database: database, accessTokenLifetime: accessTokenLifetime, clock: clock)
     }
 
@@ -46,12 +48,26 @@ public struct SessionService: Sendable {
 
     /// The valid session for a cookie value, or nil. Extends the idle expiry at most once per `touchInterval`.
     public func resolve(token: String) async throws -> ActiveSession? {
+        try await resolve(token: token, withProviders: false)?.active
+    }
+
+    /// ``resolve(token:)`` and the providers linked to the account, still one statement (`/native/session`).
+    public func resolveWithProviders(token: String) async throws -> (active: ActiveSession, providers: [String])? {
+        try await resolve(token: token, withProviders: true).map { ($0.active, $0.providers) }
+    }
+
+    private func resolve(token: String, withProviders: Bool) async throws -> (active: ActiveSession, providers: [String])? {
         // Our tokens are 43 base64url characters; anything else cannot be one, so skip the lookup.
         guard token.utf8.count == 43 else { return nil }
         let now = clock.now()
         let hash = Self.hash(token)
-        guard var session = try await database.sessions.findValid(idHash: hash, now: now),
-              let user = try await database.users.find(id: session.userId), !user.disabled else { return nil }
+        // Session and user in one statement: every page and the app's launch check come through here.
+        let reads = database.hotReads
+        guard let found = try await withProviders ? reads.sessionWithUserAndProviders(idHash: hash, now: now)
+                                                  : reads.sessionWithUser(idHash: hash, now: now),
+              !found.user.disabled else { return nil }
+        var session = found.session
+        let user = found.user
         if now.timeIntervalSince(session.lastSeenAt) >= policy.touchInterval {
             let idle = min(now.addingTimeInterval(policy.idleTimeout), session.absoluteExpiresAt)
             if try await database.sessions.touch(idHash: hash, lastSeenAt: now, idleExpiresAt: idle) {
@@ -59,26 +75,43 @@ public struct SessionService: Sendable {
                 session.idleExpiresAt = idle
             }
         }
-        return ActiveSession(session: session, user: user)
+        return (ActiveSession(session: session, user: user), found.providers ?? [])
     }
 
     /// Ends one session by its token.
     @discardableResult
-    public func end(token: String) async throws -> Bool { try await database.sessions.delete(idHash: Self.hash(token)) }
+    public func end(token: String, reason: String = "sign_out") async throws -> Bool {
+        let hash = Self.hash(token)
+        // Read first only when someone must be told: the logout token needs the session's user and sign-in time.
+        let session = events == nil ? nil : try await database.sessions.findValid(idHash: hash, now: clock.now())
+        let ended = try await database.sessions.delete(idHash: hash)
+        if ended, let session { await events?.sessionsEnded([session], reason: reason) }
+        return ended
+    }
 
     /// Ends one of a user's sessions by its hash (the account page's "end" button); false if not theirs.
-    public func end(idHash: TokenHash, ofUser userId: String) async throws -> Bool {
+    public func end(idHash: TokenHash, ofUser userId: String, reason: String = "ended") async throws -> Bool {
         let sessions = try await database.sessions.list(userId: userId, now: clock.now())
-        guard sessions.contains(where: { $0.idHash == idHash }) else { return false }
-        return try await database.sessions.delete(idHash: idHash)
+        guard let session = sessions.first(where: { $0.idHash == idHash }) else { return false }
+        let ended = try await database.sessions.delete(idHash: idHash)
+        if ended { await events?.sessionsEnded([session], reason: reason) }
+        return ended
+    }
+
+    /// Tells RPs and webhooks that these sessions end (for deletions, where the store removes them with the account).
+    public func announceEnded(_ sessions: [Session], reason: String) async {
+        await events?.sessionsEnded(sessions, reason: reason)
     }
 
     /// Ends every session of a user, optionally keeping the current one, and every OAuth grant of the
     /// user (``UserGrantRevocation``: refresh families and their access tokens — none is "this session").
     @discardableResult
-    public func endAll(userId: String, keeping token: String? = nil) async throws -> Int {
-        let ended = try await database.sessions.deleteAll(userId: userId, keeping: token.map(Self.hash))
+    public func endAll(userId: String, keeping token: String? = nil, reason: String = "ended_all") async throws -> Int {
+        let kept = token.map(Self.hash)
+        let live = events == nil ? [] : try await database.sessions.list(userId: userId, now: clock.now()).filter { $0.idHash != kept }
+        let ended = try await database.sessions.deleteAll(userId: userId, keeping: kept)
         try await grants.revokeAll(userId: userId)
+        await events?.sessionsEnded(live, reason: reason)
         return ended
     }
 

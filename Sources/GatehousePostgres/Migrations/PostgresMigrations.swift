@@ -235,5 +235,27 @@ enum PostgresMigrations {
             ALTER TABLE users ADD COLUMN external_id TEXT COLLATE "C";
             CREATE UNIQUE INDEX users_by_external_id ON users (external_id);
             """),
+        // Webhooks and back-channel logout tokens owed to the product; no reference to users (a deletion's
+        // news outlives the account).
+        PostgresMigration(version: 20, name: "outbound_deliveries", sql: """
+            CREATE TABLE outbound_deliveries (
+                id TEXT COLLATE "C" PRIMARY KEY,
+                kind TEXT COLLATE "C" NOT NULL,
+                destination TEXT NOT NULL,
+                event_type TEXT COLLATE "C" NOT NULL,
+                payload TEXT NOT NULL,
+                attempts BIGINT NOT NULL DEFAULT 0,
+                next_attempt_at BIGINT NOT NULL,
+                last_error TEXT,
+                created_at BIGINT NOT NULL
+            );
+            CREATE INDEX outbound_deliveries_by_due ON outbound_deliveries (next_attempt_at);
+            """),
+        // The account page finds each client's oldest live grant by walking this index in creation
+        // order (one seek per client, not one row per token); it replaces the (user_id, client_id) prefix.
+        PostgresMigration(version: 21, name: "refresh_tokens_by_user_created", sql: """
+            CREATE INDEX refresh_tokens_by_user_created ON refresh_tokens (user_id, client_id, created_at);
+            DROP INDEX refresh_tokens_by_user;
+            """),
     ]
 }

@@ -13,9 +13,9 @@ extension AppleProvider {
     ///
     /// - Returns: the verified claims, with `aud` (the bundle id the token was issued to).
     public func verifyNativeIdentityToken(_ token: String, audiences: [String], rawNonce: String) async throws -> NativeAppleIdentity {
-        guard !audiences.isEmpty else { throw ProviderError.invalidToken("audience") }
+        guard !audiences.isEmpty else { throw ProviderError.invalidToken(.audience) }
         guard !rawNonce.isEmpty, rawNonce.utf8.count <= 512 else { throw ProviderError.nonceMismatch }
-        guard token.utf8.count <= 16_384 else { throw ProviderError.invalidToken("malformed") }
+        guard token.utf8.count <= 16_384 else { throw ProviderError.invalidToken(.malformed) }
         let claims = try await validator.restricted(to: Set(audiences)).validate(token, expectedNonce: SHA256.hex(rawNonce))
         // Audience is a string or a one-element array at Apple; the validator already checked membership.
         let audience: String
@@ -29,7 +29,7 @@ extension AppleProvider {
             email = try claims.string("email")
             verified = try claims.boolean("email_verified") ?? false
             relay = try claims.boolean("is_private_email") ?? (email?.hasSuffix("@privaterelay.appleid.com") ?? false)
-        } catch { throw ProviderError.invalidToken("claims") }
+        } catch { throw ProviderError.invalidToken(.claims) }
         return NativeAppleIdentity(audience: audience, subject: claims.subject ?? "", email: email?.lowercased(),
                                    emailVerified: verified, isPrivateRelay: relay, claims: claims.all)
     }
@@ -48,9 +48,9 @@ extension AppleProvider {
         ]))
         // Apple's answer carries an id_token for the same sign-in: a code from another user's sign-in
         // must not attach that user's refresh token to this identity.
-        guard let idToken = tokens["id_token"]?.stringValue else { throw ProviderError.invalidToken("no_id_token") }
+        guard let idToken = tokens["id_token"]?.stringValue else { throw ProviderError.invalidToken(.noIDToken) }
         let claims = try await validator.restricted(to: [bundleID]).validate(idToken, expectedNonce: Self.nonceOf(idToken))
-        guard claims.subject == expectedSubject else { throw ProviderError.invalidToken("code_subject") }
+        guard claims.subject == expectedSubject else { throw ProviderError.invalidToken(.codeSubject) }
         return tokens["refresh_token"]?.stringValue
     }
 

@@ -40,14 +40,14 @@ public struct AppleProvider: SignInProvider {
             ("client_id", settings.clientID), ("client_secret", try secret.mint(now: clock())), ("code", code),
             ("grant_type", "authorization_code"), ("redirect_uri", flow.redirectURI),
         ]))
-        guard let idToken = tokens["id_token"]?.stringValue else { throw ProviderError.invalidToken("no_id_token") }
+        guard let idToken = tokens["id_token"]?.stringValue else { throw ProviderError.invalidToken(.noIDToken) }
         let claims = try await validate(idToken, nonce: flow.nonce)
         let email: String?, verified: Bool, relay: Bool
         do {
             email = try claims.string("email")
             verified = try claims.boolean("email_verified") ?? false
             relay = try claims.boolean("is_private_email") ?? (email?.hasSuffix("@privaterelay.appleid.com") ?? false)
-        } catch { throw ProviderError.invalidToken("claims") }
+        } catch { throw ProviderError.invalidToken(.claims) }
         return ExternalProfile(provider: id, subject: claims.subject ?? "", email: email?.lowercased(), emailVerified: verified,
                                isPrivateRelay: relay, name: Self.name(fromUserJSON: callback["user"]), rawClaims: claims.all,
                                refreshToken: tokens["refresh_token"]?.stringValue)

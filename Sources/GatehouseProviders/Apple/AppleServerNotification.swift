@@ -49,17 +49,17 @@ extension AppleProvider {
             throw IDTokenValidator.map(error)
         }
         // Old notifications are not replayed at us: Apple sends them at once.
-        if let iat = claims.issuedAt, clock().timeIntervalSince(iat) > 86_400 { throw ProviderError.invalidToken("stale") }
+        if let iat = claims.issuedAt, clock().timeIntervalSince(iat) > 86_400 { throw ProviderError.invalidToken(.stale) }
         let events: [String: JSONValue]
         switch claims.all["events"] {
         case .string(let text)?:
-            guard case .object(let object)? = JSONValue(parsing: Array(text.utf8)) else { throw ProviderError.invalidToken("events") }
+            guard case .object(let object)? = JSONValue(parsing: Array(text.utf8)) else { throw ProviderError.invalidToken(.events) }
             events = object
         case .object(let object)?: events = object
-        default: throw ProviderError.invalidToken("events")
+        default: throw ProviderError.invalidToken(.events)
         }
         guard let type = events["type"]?.stringValue, let kind = AppleServerNotification.Kind(rawValue: type),
-              let subject = events["sub"]?.stringValue, !subject.isEmpty else { throw ProviderError.invalidToken("events") }
+              let subject = events["sub"]?.stringValue, !subject.isEmpty else { throw ProviderError.invalidToken(.events) }
         return AppleServerNotification(kind: kind, subject: subject, email: events["email"]?.stringValue,
                                        isPrivateEmail: events["is_private_email"].flatMap(BooleanClaim.init)?.value,
                                        eventTime: events["event_time"]?.numberValue.map { Date(timeIntervalSince1970: $0 / 1000) },

@@ -16,7 +16,7 @@ public enum ProviderError: Error, Sendable, Equatable {
     /// The provider did not answer within the time limit.
     case timedOut
     /// The id_token (or another signed answer) failed verification; the reason names the check.
-    case invalidToken(String)
+    case invalidToken(TokenCheck)
     /// The id_token's nonce is not the one this flow sent.
     case nonceMismatch
     /// The provider gave no email address and the account needs one.
@@ -55,7 +55,7 @@ public enum ProviderError: Error, Sendable, Equatable {
         case .expiredFlow: "expired_flow"
         case .unavailable: "provider_unavailable"
         case .timedOut: "provider_timeout"
-        case .invalidToken(let why): "invalid_token:\(why)"
+        case .invalidToken(let check): "invalid_token:\(check.reason)"
         case .nonceMismatch: "nonce_mismatch"
         case .missingEmail: "missing_email"
         case .unverifiedEmail: "unverified_email"

@@ -10,12 +10,12 @@ import GatehouseCrypto
 extension OIDCProvider {
     public func verifyNativeIDToken(_ token: String, audiences: [String], rawNonce: String) async throws -> ExternalProfile {
         guard kind == .google else { throw ProviderError.misconfigured("native ID tokens are for Google") }
-        guard !audiences.isEmpty else { throw ProviderError.invalidToken("audience") }
+        guard !audiences.isEmpty else { throw ProviderError.invalidToken(.audience) }
         guard !rawNonce.isEmpty, rawNonce.utf8.count <= 512 else { throw ProviderError.nonceMismatch }
-        guard token.utf8.count <= 16_384 else { throw ProviderError.invalidToken("malformed") }
+        guard token.utf8.count <= 16_384 else { throw ProviderError.invalidToken(.malformed) }
         let claims = try await discovery.idTokenValidator().restricted(to: Set(audiences)).validate(token, expectedNonce: SHA256.hex(rawNonce))
         if let azp = claims.all["azp"] {
-            guard let value = azp.stringValue, audiences.contains(value) else { throw ProviderError.invalidToken("azp") }
+            guard let value = azp.stringValue, audiences.contains(value) else { throw ProviderError.invalidToken(.authorizedParty) }
         }
         if let domain = settings.hostedDomain, claims.all["hd"]?.stringValue != domain { throw ProviderError.domainNotAllowed }
         let email = claims.all["email"]?.stringValue

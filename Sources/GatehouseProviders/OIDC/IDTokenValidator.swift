@@ -33,7 +33,7 @@ struct IDTokenValidator: Sendable {
             throw ProviderError.nonceMismatch
         }
         guard let subject = claims.subject, !subject.isEmpty, subject.utf8.count <= 255 else {
-            throw ProviderError.invalidToken("sub")
+            throw ProviderError.invalidToken(.subject)
         }
         return claims
     }
@@ -41,15 +41,15 @@ struct IDTokenValidator: Sendable {
     static func map(_ error: JOSEError) -> ProviderError {
         switch error {
         case .keySetUnavailable(let why): .unavailable("keys: \(why)")
-        case .expired: .invalidToken("expired")
-        case .wrongAudience: .invalidToken("audience")
-        case .wrongIssuer: .invalidToken("issuer")
-        case .unknownKey: .invalidToken("unknown_key")
-        case .invalidSignature: .invalidToken("signature")
-        case .notYetValid, .issuedInFuture: .invalidToken("time")
-        case .missingClaim(let name): .invalidToken("missing_\(name)")
-        case .algorithmNotAllowed, .unsupportedAlgorithm: .invalidToken("algorithm")
-        default: .invalidToken("malformed")
+        case .expired: .invalidToken(.expired)
+        case .wrongAudience: .invalidToken(.audience)
+        case .wrongIssuer: .invalidToken(.issuer)
+        case .unknownKey: .invalidToken(.unknownKey)
+        case .invalidSignature: .invalidToken(.signature)
+        case .notYetValid, .issuedInFuture: .invalidToken(.time)
+        case .missingClaim(let name): .invalidToken(.missingClaim(name))
+        case .algorithmNotAllowed, .unsupportedAlgorithm: .invalidToken(.algorithm)
+        default: .invalidToken(.malformed)
         }
     }
 }

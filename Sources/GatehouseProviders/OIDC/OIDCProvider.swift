@@ -39,7 +39,7 @@ public struct OIDCProvider: SignInProvider {
             ("grant_type", "authorization_code"), ("code", code), ("redirect_uri", flow.redirectURI),
             ("client_id", settings.clientID), ("client_secret", settings.clientSecret), ("code_verifier", flow.codeVerifier),
         ]))
-        guard let idToken = tokens["id_token"]?.stringValue else { throw ProviderError.invalidToken("no_id_token") }
+        guard let idToken = tokens["id_token"]?.stringValue else { throw ProviderError.invalidToken(.noIDToken) }
         let validator = try await discovery.idTokenValidator()
         let claims = try await validator.validate(idToken, expectedNonce: flow.nonce)
         var merged = claims.all
@@ -48,7 +48,7 @@ public struct OIDCProvider: SignInProvider {
                 "Authorization": "Bearer " + accessToken, "Accept": "application/json",
             ]))
             // OIDC Core §5.3.2: userinfo is only about the id_token's subject.
-            guard info["sub"]?.stringValue == claims.subject else { throw ProviderError.invalidToken("userinfo_sub") }
+            guard info["sub"]?.stringValue == claims.subject else { throw ProviderError.invalidToken(.userinfoSubject) }
             for (name, value) in info where merged[name] == nil { merged[name] = value }
         }
         if let domain = settings.hostedDomain, merged["hd"]?.stringValue != domain { throw ProviderError.domainNotAllowed }

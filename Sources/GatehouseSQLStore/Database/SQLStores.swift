@@ -26,6 +26,8 @@ public final class SQLStores: Sendable {
     let leases: any LeaseStore
     let userImports: any UserImportStore
     let userSearch: any UserSearchStore
+    let outboundDeliveries: any OutboundDeliveryStore
+    let hotReads: any HotReadStore
     /// `SELECT 1` on a read connection, for readiness probes.
     let ping: @Sendable () async throws -> Void
     // Schema and lifetime, bound to the pool and the backend's migrations.
@@ -54,6 +56,8 @@ public final class SQLStores: Sendable {
         let importer = SQLUserImportStore(database: database)
         userImports = importer
         userSearch = importer
+        outboundDeliveries = SQLOutboundDeliveryStore(database: database)
+        hotReads = SQLHotReads(database: database)
         ping = {
             let answer = try await database.read { try $0.queryOne("SELECT 1", []) { $0.int(0) } }
             guard answer == 1 else {
@@ -96,4 +100,7 @@ extension SQLStoreDatabase {
     public var leases: any LeaseStore { stores.leases }
     public var userImports: any UserImportStore { stores.userImports }
     public var userSearch: any UserSearchStore { stores.userSearch }
+    public var outboundDeliveries: any OutboundDeliveryStore { stores.outboundDeliveries }
+    /// Each hot read in one statement, not the composed default of `GatehouseDatabase`.
+    public var hotReads: any HotReadStore { stores.hotReads }
 }

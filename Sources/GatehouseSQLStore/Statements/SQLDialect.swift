@@ -17,8 +17,13 @@ public struct SQLDialect: Sendable, Equatable {
     public let forUpdateSkipLocked: String
     /// The scalar "larger of two values": `MAX` in SQLite, `GREATEST` in PostgreSQL.
     public let greatest: String
+    /// Whether `WITH … AS (UPDATE … RETURNING …)` works (PostgreSQL), letting a store do a
+    /// read-modify-write in one round trip; SQLite has no data-modifying CTEs.
+    public let writableCTEs: Bool
 
-    public static let sqlite = SQLDialect(name: "sqlite", forUpdate: "", forUpdateSkipLocked: "", greatest: "MAX")
+    public static let sqlite = SQLDialect(name: "sqlite", forUpdate: "", forUpdateSkipLocked: "", greatest: "MAX",
+                                          writableCTEs: false)
     public static let postgres = SQLDialect(name: "postgres", forUpdate: " FOR UPDATE",
-                                            forUpdateSkipLocked: " FOR UPDATE SKIP LOCKED", greatest: "GREATEST")
+                                            forUpdateSkipLocked: " FOR UPDATE SKIP LOCKED", greatest: "GREATEST",
+                                            writableCTEs: true)
 }

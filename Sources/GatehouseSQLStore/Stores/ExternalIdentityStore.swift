@@ -21,6 +21,22 @@ struct SQLExternalIdentityStore<Database: SQLDatabase>: ExternalIdentityStore {
         }
     }
 
+    func createUser(_ user: User, withIdentity identity: ExternalIdentity) async throws {
+        guard identity.userId == user.id else { throw StoreError.invalidArgument(detail: "identity of another user") }
+        // One transaction: a conflict on the second insert rolls back the first.
+        _ = try await database.transaction { db in
+            try db.run(UserSQL.insert, [
+                user.id, user.email, user.displayName, user.passwordHash, user.emailVerified, user.disabled, user.createdAt,
+                user.updatedAt,
+            ])
+            return try db.run(ExternalIdentitySQL.insert, [
+                identity.provider, identity.subject, identity.userId, identity.email, identity.emailVerified,
+                identity.isPrivateRelay, identity.displayName, identity.sealedRefreshToken, identity.createdAt,
+                identity.lastUsedAt, identity.tokenClientID,
+            ])
+        }
+    }
+
     func find(provider: String, subject: String) async throws -> ExternalIdentity? {
         try await database.read { db in
             try db.queryOne(ExternalIdentitySQL.find, [provider, subject], ExternalIdentitySQL.decode)

@@ -6,10 +6,13 @@ import GatehouseStore
 struct SQLRefreshTokenStore<Database: SQLDatabase>: RefreshTokenStore {
     let database: Database
     private let findForRotationSQL: String
+    /// The common rotation in one round trip, where the dialect has data-modifying CTEs.
+    private let claimAndInsertSQL: String?
 
     init(database: Database) {
         self.database = database
         findForRotationSQL = "\(RefreshTokenSQL.find)\(database.dialect.forUpdate)"
+        claimAndInsertSQL = database.dialect.writableCTEs ? RefreshTokenSQL.claimAndInsert : nil
     }
 
     func create(_ token: RefreshToken) async throws {
@@ -31,6 +34,21 @@ struct SQLRefreshTokenStore<Database: SQLDatabase>: RefreshTokenStore {
         // the same token, in any process, waits here and then reads the committed row, with
         // rotated_at already set.
         let backend = database.dialect.name
+        // PostgreSQL: the common case in one round trip: claim the current token and insert its
+        // successor in one statement. Under READ COMMITTED the UPDATE re-checks its conditions on
+        // the row it locked, so of two concurrent rotations (any process) exactly one claims it and
+        // the other matches nothing. Everything else (rotated, revoked, expired, unknown, another
+        // family) takes the transaction below, which tells those cases apart. SQLite's single
+        // writer makes the transaction as cheap, so it always takes it.
+        if let claimAndInsertSQL, let claimed = try await database.write({ db in
+            try db.queryOne(claimAndInsertSQL, [
+                replacement.hash, replacement.familyId, replacement.clientId, replacement.userId, replacement.scope,
+                replacement.authTime, StoredStringList.encode(replacement.authMethods), replacement.createdAt,
+                replacement.expiresAt, now, hash,
+            ]) { try RefreshTokenSQL.decode($0, backend: backend) }
+        }) {
+            return .rotated(claimed)
+        }
         return try await database.transaction { [findForRotationSQL] db in
             let decode = { (row: Database.Connection.Row) in try RefreshTokenSQL.decode(row, backend: backend) }
             guard var presented = try db.queryOne(findForRotationSQL, [hash], decode),
@@ -108,21 +126,12 @@ struct SQLRefreshTokenStore<Database: SQLDatabase>: RefreshTokenStore {
     }
 
     func activeGrants(userId: String, now: Date) async throws -> [ActiveGrant] {
-        // Current tokens with the creation time of their family's first token (the grant), the
-        // oldest grant of each client first; the first row per client is its entry.
-        let rows = try await database.read { db in
-            try db.query("""
-                SELECT t.client_id, t.scope, f.granted_at FROM refresh_tokens t
-                JOIN (SELECT family_id, MIN(created_at) AS granted_at FROM refresh_tokens
-                      WHERE user_id = ? GROUP BY family_id) f ON f.family_id = t.family_id
-                WHERE t.user_id = ? AND t.revoked_at IS NULL AND t.rotated_at IS NULL AND t.expires_at > ?
-                ORDER BY t.client_id, f.granted_at, t.family_id, t.created_at
-                """, [userId, userId, now]) { row in
+        // One statement for both backends (`$`-numbered: SQLite and PostgreSQL both take it as is).
+        try await database.read { db in
+            try db.query(ActiveGrantsQuery.sql, [userId, now]) { row in
                 ActiveGrant(clientId: row.text(0), scope: row.text(1), since: row.date(2))
             }
         }
-        var seen = Set<String>()
-        return rows.filter { seen.insert($0.clientId).inserted }
     }
 
     func purgeExpired(now: Date, limit: Int) async throws -> Int {
@@ -138,6 +147,19 @@ private enum RefreshTokenColumn: Int32, SQLColumn {
 private enum RefreshTokenSQL {
     static let columns = RefreshTokenColumn.list()
     static let find = "SELECT \(columns) FROM refresh_tokens WHERE hash = ?"
+    /// `$`-numbered with casts (PostgreSQL only: SQLite has no data-modifying CTEs).
+    static let claimAndInsert = """
+        WITH claimed AS (
+            UPDATE refresh_tokens SET rotated_at = $10::bigint
+            WHERE hash = $11::bytea AND family_id = $2::text AND rotated_at IS NULL AND revoked_at IS NULL
+              AND expires_at > $10::bigint
+            RETURNING \(columns)),
+        inserted AS (
+            INSERT INTO refresh_tokens (\(columns))
+            SELECT $1::bytea, $2::text, $3::text, $4::text, $5::text, $6::bigint, $7::text, $8::bigint, $9::bigint,
+                   NULL, NULL FROM claimed)
+        SELECT \(columns) FROM claimed
+        """
     static let insertStatement = "INSERT INTO refresh_tokens (\(columns)) VALUES (\(RefreshTokenColumn.placeholders))"
 
     /// The refresh grace rule. Not rotated yet, or first rotated less than `graceWindow` ago

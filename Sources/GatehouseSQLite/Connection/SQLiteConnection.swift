@@ -8,14 +8,21 @@ import GatehouseStore
 /// Not thread-safe by design (opened with `SQLITE_OPEN_NOMUTEX`): each connection is owned by
 /// exactly one serial `SQLiteConnectionQueue`, which is the only code that touches it.
 final class SQLiteConnection: SQLConnection, @unchecked Sendable {  // confined to its owning serial queue
-    /// How a connection is used; readers refuse writes so a bug cannot bypass the writer.
-    enum Role { case writer, reader }
+    /// How a connection is used; readers refuse writes so a bug cannot bypass the writer. The
+    /// checkpointer only copies WAL frames back into the database file, off the writer's path.
+    enum Role { case writer, reader, checkpointer }
 
     private var handle: OpaquePointer?
     private var statements: [String: OpaquePointer] = [:]
+    /// Pages in the WAL after the last commit, as SQLite's WAL hook reports them (writer only; the
+    /// hook runs inside COMMIT on this connection's queue). Installing the hook turns SQLite's own
+    /// auto-checkpoint off, so no commit ever pays for a checkpoint: the writer hands it to the
+    /// checkpointer connection instead (`SQLiteWriter`).
+    private(set) var walPages: Int32 = 0
 
     /// Opens and configures a connection. Blocking: call only from a connection queue.
-    init(path: String, role: Role, busyTimeoutMilliseconds: Int32) throws {
+    init(path: String, role: Role, busyTimeoutMilliseconds: Int32, synchronous: SQLiteSynchronous = .full,
+         journalSizeLimitBytes: Int = 16 << 20) throws {
         var opened: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
         let rc = sqlite3_open_v2(path, &opened, flags, nil)
@@ -35,9 +42,20 @@ final class SQLiteConnection: SQLConnection, @unchecked Sendable {  // confined 
                     throw StoreError.unavailable(detail: "sqlite: journal_mode is \(mode ?? "?"), WAL required [\(path)]")
                 }
             }
-            try execute("PRAGMA synchronous=NORMAL")
+            // Durability is decided by the writer's setting (docs/sqlite-durability.md); the other
+            // connections use the same so a checkpoint syncs as the writer expects.
+            try execute("PRAGMA synchronous=\(synchronous.pragmaValue)")
             try execute("PRAGMA foreign_keys=ON")
-            if role == .reader { try execute("PRAGMA query_only=ON") }
+            switch role {
+            case .reader:
+                try execute("PRAGMA query_only=ON")
+            case .writer where path != ":memory:":
+                // After a checkpoint resets the WAL, the file is truncated back to this size.
+                try execute("PRAGMA journal_size_limit=\(journalSizeLimitBytes)")
+                installWALHook(opened)
+            case .writer, .checkpointer:
+                break
+            }
         } catch {
             close()
             throw error
@@ -112,6 +130,36 @@ final class SQLiteConnection: SQLConnection, @unchecked Sendable {  // confined 
             if sqlite3_get_autocommit(handle) == 0 { _ = try? run("ROLLBACK", []) }
             throw error
         }
+    }
+
+    /// Whether a transaction is open (false after SQLite rolled one back on its own, e.g. on an I/O error).
+    var inTransaction: Bool { handle.map { sqlite3_get_autocommit($0) == 0 } ?? false }
+
+    /// Copies what it can of the WAL back into the database file without blocking the writer or
+    /// readers (`SQLITE_CHECKPOINT_PASSIVE`); returns whether every frame is now in the database file
+    /// (then the next write restarts the WAL from its beginning), or nil when another connection was
+    /// checkpointing.
+    @discardableResult
+    func checkpointPassive() throws -> Bool? {
+        let db = try openHandle()
+        var log: Int32 = 0
+        var copied: Int32 = 0
+        let rc = sqlite3_wal_checkpoint_v2(db, nil, SQLITE_CHECKPOINT_PASSIVE, &log, &copied)
+        if rc & 0xff == SQLITE_BUSY { return nil }
+        guard rc == SQLITE_OK else {
+            throw StoreError.sqlite(code: sqlite3_extended_errcode(db), message: String(cString: sqlite3_errmsg(db)),
+                                    context: "wal_checkpoint(PASSIVE)")
+        }
+        return log == copied
+    }
+
+    private func installWALHook(_ db: OpaquePointer) {
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        sqlite3_wal_hook(db, { context, _, _, pages in
+            guard let context else { return SQLITE_OK }
+            Unmanaged<SQLiteConnection>.fromOpaque(context).takeUnretainedValue().walPages = pages
+            return SQLITE_OK
+        }, context)
     }
 
     // MARK: - Statements

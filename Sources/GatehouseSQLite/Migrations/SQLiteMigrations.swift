@@ -233,5 +233,27 @@ enum SQLiteMigrations {
             ALTER TABLE users ADD COLUMN external_id TEXT;
             CREATE UNIQUE INDEX users_by_external_id ON users (external_id);
             """),
+        // Webhooks and back-channel logout tokens owed to the product; no reference to users (a deletion's
+        // news outlives the account).
+        SQLiteMigration(version: 20, name: "outbound_deliveries", sql: """
+            CREATE TABLE outbound_deliveries (
+                id TEXT PRIMARY KEY NOT NULL,
+                kind TEXT NOT NULL,
+                destination TEXT NOT NULL,
+                event_type TEXT NOT NULL,
+                payload TEXT NOT NULL,
+                attempts INTEGER NOT NULL DEFAULT 0,
+                next_attempt_at INTEGER NOT NULL,
+                last_error TEXT,
+                created_at INTEGER NOT NULL
+            ) STRICT, WITHOUT ROWID;
+            CREATE INDEX outbound_deliveries_by_due ON outbound_deliveries (next_attempt_at);
+            """),
+        // The account page finds each client's oldest live grant by walking this index in creation
+        // order (one seek per client, not one row per token); it replaces the (user_id, client_id) prefix.
+        SQLiteMigration(version: 21, name: "refresh_tokens_by_user_created", sql: """
+            CREATE INDEX refresh_tokens_by_user_created ON refresh_tokens (user_id, client_id, created_at);
+            DROP INDEX refresh_tokens_by_user;
+            """),
     ]
 }

@@ -17,12 +17,13 @@ final class SQLiteConnectionQueue: Sendable {
 
     /// Opens the connection on a fresh queue (opening blocks too).
     static func open(label: String, path: String, role: SQLiteConnection.Role,
-                     busyTimeoutMilliseconds: Int32) async throws -> SQLiteConnectionQueue {
+                     busyTimeoutMilliseconds: Int32, synchronous: SQLiteSynchronous = .full) async throws -> SQLiteConnectionQueue {
         let queue = DispatchQueue(label: label)
         let connection = try await withCheckedThrowingContinuation { continuation in
             queue.async {
                 continuation.resume(with: Result {
-                    try SQLiteConnection(path: path, role: role, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+                    try SQLiteConnection(path: path, role: role, busyTimeoutMilliseconds: busyTimeoutMilliseconds,
+                                         synchronous: synchronous)
                 })
             }
         }
@@ -40,6 +41,12 @@ final class SQLiteConnectionQueue: Sendable {
                 continuation.resume(with: Result { try body(connection) })
             }
         }
+    }
+
+    /// Queues `body` on the connection's queue without waiting for it (the group-commit writer's
+    /// drain; `body` must report its own outcome).
+    func enqueue(_ body: @escaping @Sendable (SQLiteConnection) -> Void) {
+        queue.async { [connection] in body(connection) }
     }
 
     /// Closes the connection after work already queued has finished.

@@ -33,11 +33,11 @@ struct AccountPages: Sendable {
     }
 
     /// A page response, setting the pre-session CSRF cookie when this request minted one.
-    func page(_ title: String, _ body: String, web: WebSession, status: HTTPStatus = .ok) -> Response {
+    func page(_ title: String, _ body: HTML, web: WebSession, status: HTTPStatus = .ok) -> Response {
         var response = Response.html(layout.render(title: title, body: body, signedIn: web.user != nil,
                                                    csrf: reader.token(for: web)), status: status)
         if let cookie = web.newCSRFCookie { response.setCookie(cookie) }
-        response.headers.set("Cache-Control", "no-store")
+        response.noStore()
         return response
     }
 
@@ -46,7 +46,7 @@ struct AccountPages: Sendable {
         switch error {
         case .rateLimited: .tooManyRequests
         case .invalidCredentials, .accountDisabled: .unauthorized
-        case .emailTaken: .conflict
+        case .emailTaken, .lastSignInMethod: .conflict
         case .invalidToken, .notFound: .badRequest
         case .emailUnverified, .reauthenticationRequired: .forbidden
         case .invalidEmail, .weakPassword: .unprocessableContent
@@ -67,7 +67,5 @@ struct AccountPages: Sendable {
         return value
     }
 
-    func hidden(_ name: String, _ value: String) -> String {
-        #"<input type="hidden" name="\#(h(name))" value="\#(h(value))">"#
-    }
+    func hidden(_ name: String, _ value: String) -> HTML { PageLayout.hidden(name, value) }
 }

@@ -8,9 +8,7 @@ extension AccountPages {
             return forgotPage(web: web, email: "", error: nil)
         }
         router.post("/password/forgot") { request async throws in
-            let form = try request.form()
-            let web = try await reader.read(request)
-            try reader.requireCSRF(form, web)
+            let (form, web) = try await reader.postedForm(request)
             let email = try field(form, "email", max: 320)
             do {
                 try await links.requestPasswordReset(email: email, context: request.clientContext)
@@ -19,7 +17,7 @@ extension AccountPages {
             }
             // The same answer whether or not the address has an account.
             return page("Check your email", """
-                <p>If an account uses <strong>\(h(email))</strong>, we have sent it a link to choose a new password.
+                <p>If an account uses <strong>\(email)</strong>, we have sent it a link to choose a new password.
                 The link works once, for 30 minutes.</p><p><a href="/sign-in">Back to sign in</a></p>
                 """, web: web)
         }
@@ -28,9 +26,7 @@ extension AccountPages {
             return resetPage(web: web, token: request.pathParameters["token"] ?? "", error: nil)
         }
         router.post("/password/reset/{token}") { request async throws in
-            let form = try request.form()
-            let web = try await reader.read(request)
-            try reader.requireCSRF(form, web)
+            let (form, web) = try await reader.postedForm(request)
             let token = request.pathParameters["token"] ?? ""
             do {
                 _ = try await links.resetPassword(token: token, newPassword: try field(form, "new_password"),
@@ -61,7 +57,7 @@ extension AccountPages {
         page("Reset your password", """
             \(PageLayout.notice(error))
             <form method="post" action="/password/forgot">\(hidden("csrf_token", reader.token(for: web)))
-            <label for="email">Email</label><input id="email" name="email" type="email" autocomplete="email" required value="\(h(email))">
+            <label for="email">Email</label><input id="email" name="email" type="email" autocomplete="email" required value="\(email)">
             <button type="submit">Send reset link</button></form>
             """, web: web, status: status)
     }
@@ -69,7 +65,7 @@ extension AccountPages {
     func resetPage(web: WebSession, token: String, error: String?, status: HTTPStatus = .ok) -> Response {
         page("Choose a new password", """
             \(PageLayout.notice(error))
-            <form method="post" action="/password/reset/\(h(PercentDecoding.encode(token)))">\(hidden("csrf_token", reader.token(for: web)))
+            <form method="post" action="/password/reset/\(PercentDecoding.encode(token))">\(hidden("csrf_token", reader.token(for: web)))
             <label for="new_password">New password</label><input id="new_password" name="new_password" type="password" autocomplete="new-password" minlength="10" required>
             <button type="submit">Set password</button></form>
             """, web: web, status: status)

@@ -14,9 +14,7 @@ extension AccountPages {
             return signInPage(web: web, email: request.query["login_hint"] ?? "", returnTo: returnTo, error: nil, info: notice)
         }
         router.post("/sign-in") { request async throws in
-            let form = try request.form()
-            let web = try await reader.read(request)
-            try reader.requireCSRF(form, web)
+            let (form, web) = try await reader.postedForm(request)
             let email = try field(form, "email", max: 320), password = try field(form, "password", max: 1024)
             let returnTo = ReturnPath.validated(form["return_to"])
             do {
@@ -54,7 +52,7 @@ extension AccountPages {
             \(PageLayout.notice(error))\(PageLayout.notice(info, kind: "info"))
             <form method="post" action="/sign-in">
             \(hidden("csrf_token", reader.token(for: web)))\(returnTo.map { hidden("return_to", $0) } ?? "")
-            <label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" required value="\(h(email))">
+            <label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" required value="\(email)">
             <label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>
             <button type="submit">Sign in</button>
             </form>

@@ -10,9 +10,7 @@ extension AccountPages {
         }
         router.get("/sign-up/check-email", head: .servedByGet) { request async throws in checkEmailPage(web: try await reader.read(request)) }
         router.post("/sign-up") { request async throws in
-            let form = try request.form()
-            let web = try await reader.read(request)
-            try reader.requireCSRF(form, web)
+            let (form, web) = try await reader.postedForm(request)
             let email = try field(form, "email", max: 320), name = try field(form, "name", max: 200)
             let password = try field(form, "password", max: 1024)
             do {
@@ -43,8 +41,8 @@ extension AccountPages {
             \(PageLayout.notice(error))
             <form method="post" action="/sign-up">
             \(hidden("csrf_token", reader.token(for: web)))
-            <label for="email">Email</label><input id="email" name="email" type="email" autocomplete="email" required value="\(h(email))">
-            <label for="name">Name <span class="muted">(optional)</span></label><input id="name" name="name" type="text" autocomplete="name" value="\(h(name))">
+            <label for="email">Email</label><input id="email" name="email" type="email" autocomplete="email" required value="\(email)">
+            <label for="name">Name <span class="muted">(optional)</span></label><input id="name" name="name" type="text" autocomplete="name" value="\(name)">
             <label for="password">Password</label><input id="password" name="password" type="password" autocomplete="new-password" minlength="10" required>
             <p class="muted">At least 10 characters.</p>
             <button type="submit">Create account</button>

@@ -36,7 +36,7 @@ enum AdminJSON {
     static func response(_ object: Any, status: HTTPStatus = .ok) -> Response {
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
         var response = Response.json(bytes: Array(data), status: status)
-        response.headers.set("Cache-Control", "no-store")
+        response.noStore()
         return response
     }
 

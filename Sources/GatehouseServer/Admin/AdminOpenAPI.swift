@@ -7,7 +7,7 @@ enum AdminOpenAPI {
     static let document: [UInt8] = Array(json.utf8)
 
     private static let problem = ##"{"description": "An RFC 9457 problem", "content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}}"##
-    private static let errors = ##""400": \##(problem), "401": \##(problem), "403": \##(problem), "404": \##(problem)"##
+    private static let errors = ##""400": \##(problem), "401": \##(problem), "403": \##(problem), "404": \##(problem), "429": {"description": "Too many requests from this admin client (rate_limits.admin_api_per_client); wait Retry-After seconds", "headers": {"Retry-After": {"schema": {"type": "integer"}}}, "content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}}"##
     private static let userId = ##"{"name": "id", "in": "path", "required": true, "schema": {"type": "string", "minLength": 1, "maxLength": 128}}"##
     private static let userResponse = ##"{"description": "The user", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/User"}}}}"##
 
@@ -65,7 +65,7 @@ enum AdminOpenAPI {
           "parameters": [\##(userId),
             {"name": "provider", "in": "path", "required": true, "schema": {"type": "string", "minLength": 1}},
             {"name": "subject", "in": "path", "required": true, "schema": {"type": "string", "minLength": 1}}],
-          "delete": {"operationId": "unlinkIdentity", "responses": {"204": {"description": "Unlinked"}, \##(errors)}}
+          "delete": {"operationId": "unlinkIdentity", "responses": {"204": {"description": "Unlinked"}, "409": \##(problem), \##(errors)}}
         },
         "/admin/v1/users/{id}/audit": {
           "parameters": [\##(userId)],

@@ -8,11 +8,14 @@ import GatehouseStore
 ///
 /// Callers present an access token from the client-credentials grant with the `admin` scope,
 /// issued to a client registered with `admin: true` (checked again at every request, so removing
-/// the flag takes effect at once). Every error is an RFC 9457 problem.
+/// the flag takes effect at once). Every error is an RFC 9457 problem. Each admin client's requests are
+/// limited (`rate_limits.admin_api_per_client`), counted in the store so the limit holds across processes.
 struct AdminRoutes: Sendable {
     let administration: AccountAdministration
     let tokens: TokenService
     let log: ServerLog
+    let limiter: RateLimiter
+    let limits: [RateLimitRule]
 
     static let prefix = "/admin/v1"
 
@@ -110,6 +113,10 @@ struct AdminRoutes: Sendable {
         router.on(method, Self.prefix + path) { request async in
             do {
                 let actor = try await authorize(request)
+                // Counted after authorization: a request without a valid admin token costs one signature check.
+                if !limits.isEmpty, let wait = try await limiter.hit(limits, key: actor) {
+                    return AdminProblem.tooManyRequests(retryAfter: wait).response
+                }
                 return try await body(request, "admin:" + actor)
             } catch let problem as AdminProblem {
                 return problem.response
@@ -117,6 +124,7 @@ struct AdminRoutes: Sendable {
                 switch error {
                 case .notFound: return AdminProblem.notFound("No such user.").response
                 case .emailTaken: return AdminProblem.conflict("Another account has this email.").response
+                case .lastSignInMethod: return AdminProblem.conflict(error.message).response
                 default: return AdminProblem.badRequest(error.message).response
                 }
             } catch {

@@ -18,7 +18,9 @@ public struct GatehouseApp: Sendable {
     public let services: IdentityServices
     /// The enabled sign-in providers (and the simulator in demo mode).
     public let providers: ProviderRegistry
-    let providerRevocations: ProviderRevocationQueue
+    let providerRevocations: ProviderTokenRevocations
+    /// Delivers the queued webhooks and back-channel logout tokens (a maintenance job).
+    public let outbound: OutboundDeliveryWorker
     /// Rows removed by background maintenance, by table (`MaintenanceService`).
     public let maintenancePurged: Counter
 
@@ -26,12 +28,14 @@ public struct GatehouseApp: Sendable {
     ///   - readiness: overrides the database ping behind `/readyz` (tests).
     ///   - mailer: defaults to the log mailer.
     ///   - wrapProviderTransport: wraps the transport to upstream providers (tests inject faults).
+    ///   - demoProviders: the simulated providers demo mode mounts (`SimulatedDemoProviders` from `GatehouseDemo`).
     public init(configuration: GatehouseConfiguration, database: any GatehouseDatabase, secrets: ServerSecrets,
                 log: ServerLog = ServerLog(), accessLogSink: AccessLogMiddleware.Sink? = nil, mailer: (any Mailer)? = nil,
                 clock: IdentityClock = .system, readiness: OperationsRoutes.ReadinessCheck? = nil,
-                wrapProviderTransport: (@Sendable (any ProviderTransport) -> any ProviderTransport)? = nil) {
+                wrapProviderTransport: (@Sendable (any ProviderTransport) -> any ProviderTransport)? = nil,
+                demoProviders: (any DemoProviders)? = nil, outboundTransport: (any OutboundTransport)? = nil) {
         var configuration = configuration
-        let simulator = ProviderWiring.prepareDemo(&configuration, clock: clock, log: log)
+        let simulator = ProviderWiring.prepareDemo(&configuration, providers: demoProviders, clock: clock, log: log)
         self.configuration = configuration
         self.log = log
         let metrics = HTTPMetrics()
@@ -39,23 +43,48 @@ public struct GatehouseApp: Sendable {
                                      help: "Database operations that failed, by operation.", labelNames: ["operation"])
         self.metrics = metrics
         self.databaseErrors = databaseErrors
-        let services = IdentityServices(configuration: configuration, database: database, secrets: secrets,
+        // Built once, in dependency order: the providers and the native sign-ins before the token service,
+        // whose token-exchange grant verifies with them (no second, mutated copy of it).
+        let events = IdentityServices.makeEvents(configuration: configuration, database: database, secrets: secrets,
+                                                 clock: clock, log: log, databaseErrors: databaseErrors)
+        let audit = IdentityServices.makeAudit(database: database, clock: clock, log: log, databaseErrors: databaseErrors,
+                                               events: events.isActive ? events : nil)
+        let clients = ClientRegistry(store: database.oauthClients, clock: clock)
+        let providerWiring = ProviderWiring(configuration: configuration, database: database, clock: clock, audit: audit, secrets: secrets,
+                                            simulator: simulator, wrapTransport: wrapProviderTransport, log: log)
+        // F3: native Sign in with Apple (and Google), as their own endpoints and as the token-exchange grant.
+        let nativeApple = providerWiring.nativeAppleSignIn(clients: clients)
+        let nativeGoogle = providerWiring.nativeGoogleSignIn(clients: clients)
+        var services = IdentityServices(configuration: configuration, database: database, secrets: secrets,
                                         mailer: mailer ?? configuration.smtp.map { SMTPMailer(configuration: $0) } ?? LogMailer(sink: log.sink), clock: clock, log: log,
-                                        databaseErrors: databaseErrors)
-        self.services = services
+                                        events: events, audit: audit, clients: clients,
+                                        externalIDTokens: NativeIDTokenResolvers(apple: nativeApple, google: nativeGoogle))
         let maintenancePurged = Counter(name: "gatehouse_maintenance_purged_rows_total",
                                         help: "Expired rows removed by background maintenance, by table.", labelNames: ["table"])
         self.maintenancePurged = maintenancePurged
+        let outboundAttempts = Counter(name: "gatehouse_outbound_deliveries_total",
+                                       help: "Webhook and back-channel logout delivery attempts, by kind and outcome.",
+                                       labelNames: ["kind", "outcome"])
         let layout = PageLayout(demo: configuration.demo)
-        let providerWiring = ProviderWiring(configuration: configuration, services: services, secrets: secrets, simulator: simulator,
-                                            wrapTransport: wrapProviderTransport, log: log)
         providers = providerWiring.registry
         providerRevocations = providerWiring.revocations
+        // Admin unlinks and deletions queue Apple's token revocation like the account page does.
+        services.administration.providerTokens = providerWiring.revocations
+        self.services = services
+        outbound = OutboundDeliveryWorker(database: database, keys: services.keys, webhooks: configuration.webhooks,
+                                          transport: outboundTransport ?? URLSessionOutboundTransport(), clock: clock,
+                                          onAttempt: { delivery, outcome in
+            outboundAttempts.increment([delivery.kind.rawValue, String(outcome.prefix { $0 != ":" })])
+            // Destination and event only: never the body, the signature or the secret.
+            log.info("outbound delivery", [("kind", delivery.kind.rawValue), ("event", delivery.eventType),
+                                           ("destination", delivery.destination), ("attempt", String(delivery.attempts + 1)),
+                                           ("outcome", outcome)])
+        })
 
         var router = Router()
         // Bounded, so a stuck database turns the probe to 503 within seconds instead of hanging it.
         OperationsRoutes(readiness: readiness ?? OperationsRoutes.withDeadline(3) { try await database.ping() }, metrics: metrics,
-                         databaseErrors: databaseErrors, log: log, extraCounters: [maintenancePurged]).register(into: &router)
+                         databaseErrors: databaseErrors, log: log, extraCounters: [maintenancePurged, outboundAttempts]).register(into: &router)
         AssetRoutes.register(into: &router)
         let accountPages = AccountPages(accounts: services.accounts, links: services.links, sessions: services.sessions,
                                         reader: services.webSessions, layout: layout, database: database, audit: services.audit,
@@ -75,17 +104,14 @@ public struct GatehouseApp: Sendable {
         DiscoveryRoutes(settings: configuration.oauth, keys: services.keys, corsOrigins: { await origins.origins() },
                         clientGrants: { await origins.grantTypes() })
             .register(into: &router)
-        // F3: native Sign in with Apple, as its own endpoint and as the token-exchange grant.
-        let nativeApple = providerWiring.nativeAppleSignIn(services: services)
         NativeAppleRoutes(signIn: nativeApple, sessions: services.sessions, cookies: services.webSessions.cookies,
                           issuer: services.tokens.issuer, publicOrigin: NativeAppleRoutes.origin(of: configuration.publicURL)).register(into: &router)
-        let nativeGoogle = providerWiring.nativeGoogleSignIn(services: services)
         NativeGoogleRoutes(signIn: nativeGoogle, sessions: services.sessions, cookies: services.webSessions.cookies,
                            issuer: services.tokens.issuer, publicOrigin: NativeAppleRoutes.origin(of: configuration.publicURL)).register(into: &router)
-        var tokens = services.tokens
-        tokens.externalIDTokens = NativeIDTokenResolvers(apple: nativeApple, google: nativeGoogle)
-        TokenRoutes(tokens: tokens, origins: origins, log: log).register(into: &router)
-        AdminRoutes(administration: services.administration, tokens: services.tokens, log: log).register(into: &router)
+        TokenRoutes(tokens: services.tokens, origins: origins, log: log).register(into: &router)
+        AdminRoutes(administration: services.administration, tokens: services.tokens, log: log,
+                    limiter: RateLimiter(store: services.database.rateLimits, clock: services.clock),
+                    limits: configuration.rateLimits.adminAPIPerClient).register(into: &router)
         var authorize = AuthorizeRoutes(parser: AuthorizationRequestParser(registry: services.tokens.registry), authorization: services.authorization,
                                         reader: services.webSessions, layout: layout, keys: services.keys, settings: configuration.oauth,
                                         audit: services.audit, clock: services.clock)
@@ -119,9 +145,18 @@ public struct GatehouseApp: Sendable {
     @discardableResult
     public func processProviderRevocations() async -> Int { await providerRevocations.processDue() }
 
+    /// Attempts the webhook and logout-token deliveries that are due (the maintenance job runner calls it; tests too).
+    @discardableResult
+    public func processOutboundDeliveries() async throws -> Int { try await outbound.processDue() }
+
     /// Handles one request in-process (tests).
     public func respond(to request: Request) async -> Response { await pipeline.respond(to: request) }
 
     /// Starts an HTTP server for this app on the configured address.
-    public func makeServer() -> HTTPServer { HTTPServer(pipeline: pipeline, configuration: configuration.http) }
+    public func makeServer() -> HTTPServer {
+        var http = configuration.http
+        // The health-check reserve serves these past the connection caps (under the public path, if any).
+        http.healthCheckPaths = [configuration.basePath.prefix + "/healthz", configuration.basePath.prefix + "/readyz"]
+        return HTTPServer(pipeline: pipeline, configuration: http)
+    }
 }

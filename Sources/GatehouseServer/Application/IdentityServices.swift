@@ -22,11 +22,38 @@ public struct IdentityServices: Sendable {
     /// Bulk account import (`gatehouse user import`).
     public let importer: UserImporter
     /// What operators do to accounts (CLI and admin API).
-    public let administration: AccountAdministration
+    public internal(set) var administration: AccountAdministration
+    /// Webhooks and back-channel logout tokens, enqueued for the maintenance job runner.
+    public let events: OutboundEvents
     let webSessions: WebSessionReader
 
+    /// Webhooks and back-channel logout tokens to enqueue; made before the audit trail, which feeds it.
+    static func makeEvents(configuration: GatehouseConfiguration, database: any GatehouseDatabase, secrets: ServerSecrets,
+                           clock: IdentityClock, log: ServerLog, databaseErrors: Counter) -> OutboundEvents {
+        OutboundEvents(database: database, webhooks: configuration.webhooks,
+                       backchannelLogout: configuration.clients.contains { BackchannelLogoutRegistration(metadata: $0.registration.metadata) != nil },
+                       sids: SessionIdentifier(key: secrets.derivedKey("session-sid")), issuer: configuration.oauth.issuer,
+                       clock: clock, onFailure: { error in
+            databaseErrors.increment(["outbound_enqueue"])
+            log.error("outbound delivery could not be queued", [("error", String(describing: error))])
+        })
+    }
+
+    /// The security log every service writes to, with its failures counted and logged; audited account
+    /// changes become webhooks through `events` (nil when nobody listens).
+    static func makeAudit(database: any GatehouseDatabase, clock: IdentityClock, log: ServerLog, databaseErrors: Counter,
+                          events: OutboundEvents?) -> AuditTrail {
+        AuditTrail(store: database.auditLog, clock: clock, onFailure: { error in
+            databaseErrors.increment(["audit"])
+            log.error("audit write failed", [("error", String(describing: error))])
+        }, observe: SecurityEventLog(log: log).observe, events: events)
+    }
+
+    /// Built once, completely: `audit` and `clients` are made first (``makeAudit``) because the token-exchange
+    /// grant's verifier (`externalIDTokens`, the native sign-ins) needs them before the token service exists.
     init(configuration: GatehouseConfiguration, database: any GatehouseDatabase, secrets: ServerSecrets,
-         mailer: any Mailer, clock: IdentityClock, log: ServerLog, databaseErrors: Counter) {
+         mailer: any Mailer, clock: IdentityClock, log: ServerLog, events: OutboundEvents, audit: AuditTrail, clients: ClientRegistry,
+         externalIDTokens: (any ExternalIDTokenResolver)?) {
         self.database = database
         self.clock = clock
         // The KEK derives from the master secret with a fixed label, so it cannot fail.
@@ -34,12 +61,13 @@ public struct IdentityServices: Sendable {
         if let generator = configuration.signingKeyGenerator { keyPolicy.generate = generator }
         keys = SigningKeyRing(store: database.signingKeys, kek: try! secrets.keyEncryptionKey, clock: clock, policy: keyPolicy)
         hasher = PasswordHasher(parameters: configuration.passwordHashing, bcryptPepper: configuration.bcryptPepper)
-        audit = AuditTrail(store: database.auditLog, clock: clock, onFailure: { error in
-            databaseErrors.increment(["audit"])
-            log.error("audit write failed", [("error", String(describing: error))])
-        }, observe: SecurityEventLog(log: log).observe)
+        self.audit = audit
+        self.events = events
+        let sids = events.sids
+        // Nobody listening: sign-outs and account changes skip the extra reads entirely.
+        let listening = events.isActive ? events : nil
         sessions = SessionService(database: database, policy: configuration.sessions, clock: clock,
-                                  accessTokenLifetime: configuration.oauth.accessTokenLifetime)
+                                  accessTokenLifetime: configuration.oauth.accessTokenLifetime, events: listening)
         accounts = AccountService(database: database, hasher: hasher, passwordPolicy: configuration.passwordPolicy,
                                   limits: configuration.rateLimits, audit: audit, sessions: sessions, clock: clock)
         let publicURL = configuration.publicURL.absoluteString.hasSuffix("/")
@@ -53,8 +81,9 @@ public struct IdentityServices: Sendable {
                                         settings: configuration.oauth, clock: clock),
             audit: audit, clock: clock)
         tokens = TokenService(database: database, settings: configuration.oauth, keys: keys, accounts: accounts, audit: audit,
-                              clock: clock, successorKey: secrets.derivedKey("refresh-successor"))
-        handoffs = HandoffTokens(store: database.oneTimeTokens, clock: clock)
+                              clock: clock, successorKey: secrets.derivedKey("refresh-successor"), sids: sids, registry: clients,
+                              externalIDTokens: externalIDTokens)
+        handoffs = HandoffTokens(store: database.oneTimeTokens, clock: clock, lifetime: configuration.handoffLifetime)
         handoffConfirmations = HandoffConfirmations(store: database.oneTimeTokens, clock: clock)
         administration = AccountAdministration(database: database, accounts: accounts, sessions: sessions, audit: audit, clock: clock)
         importer = UserImporter(database: database, audit: audit, clock: clock, subjectSource: configuration.subjectSource)

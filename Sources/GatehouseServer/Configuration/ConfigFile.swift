@@ -24,7 +24,7 @@ struct ConfigFile {
     let path: String
 
     static let knownSections: Set<String> = ["http", "access_log", "providers", "clients", "sessions", "maintenance", "keys",
-                                             "passwords", "rate_limits", "mail", "oauth", "native"]
+                                             "passwords", "rate_limits", "mail", "oauth", "native", "users", "webhooks"]
 
     static func read(path: String) throws(ConfigurationError) -> ConfigFile {
         guard let data = FileManager.default.contents(atPath: path) else {
@@ -53,6 +53,7 @@ struct ConfigFile {
         if let http = try section("http", known: ["max_body_bytes", "max_header_bytes", "connection_timeout_seconds", "max_connections",
                                                   "max_connections_per_ip", "io_threads", "shutdown_grace_seconds",
                                                   "trusted_proxies", "client_address_header", "header_timeout_seconds",
+                                                  "health_check_connections",
                                                   "minimum_receive_bytes_per_second"]) {
             try applyHTTP(http, to: &configuration)
         }
@@ -88,6 +89,10 @@ struct ConfigFile {
             let ids = configuration.clients.compactMap(\.registration.id)
             if Set(ids).count != ids.count { throw ConfigurationError(key: "clients", problem: "two clients share an id") }
         }
+        if let webhooks = root["webhooks"] {
+            configuration.webhooks = try WebhooksConfigParser.parse(webhooks, environment: environment,
+                                                                    allowPlainHTTP: WebhooksConfigParser.isLoopback)
+        }
         if let oauth = try section("oauth", known: ["access_token_lifetime_seconds", "id_token_lifetime_seconds", "refresh_token_lifetime_seconds",
                                                     "refresh_grace_seconds", "access_token_audience", "api_scopes"]) {
             if let v = try oauth.integer("access_token_lifetime_seconds", 60...86_400) { configuration.oauth.accessTokenLifetime = TimeInterval(v) }
@@ -113,8 +118,11 @@ struct ConfigFile {
             configuration.providers = try ProvidersConfigParser.parse(providers, environment: environment,
                                                                        baseDirectory: (path as NSString).deletingLastPathComponent)
         }
-        if let native = try section("native", known: ["path_rules"]), let rules = native.values["path_rules"] {
-            configuration.nativePathRules = try PathConfiguration.parse(rules)
+        if let native = try section("native", known: ["path_rules", "handoff_ttl_seconds"]) {
+            if let rules = native.values["path_rules"] { configuration.nativePathRules = try PathConfiguration.parse(rules) }
+            if let ttl = try native.integer("handoff_ttl_seconds", 1...Int(HandoffTokens.lifetime)) {
+                configuration.handoffLifetime = TimeInterval(ttl)
+            }
         }
         if let maintenance = try section("maintenance", known: ["interval_seconds", "batch_size"]) {
             if let v = try maintenance.integer("interval_seconds", 1...86_400) { configuration.maintenance.interval = TimeInterval(v) }
@@ -186,6 +194,7 @@ struct ConfigFile {
         if let v = try integer("shutdown_grace_seconds", 0...3_600) { configuration.http.shutdownGraceSeconds = Double(v) }
         if let v = try integer("header_timeout_seconds", 1...3_600) { configuration.http.headerTimeoutSeconds = v }
         if let v = try integer("minimum_receive_bytes_per_second", 0...1_000_000) { configuration.http.minimumReceiveBytesPerSecond = v }
+        if let v = try integer("health_check_connections", 0...1_024) { configuration.http.healthCheckConnections = v }
         var header = configuration.clientAddresses.header
         if let value = http.values["client_address_header"] {
             guard let text = value as? String,

@@ -15,7 +15,7 @@ public struct ConfiguredClient: Sendable {
         guard let object = value as? [String: Any] else { throw ConfigurationError(key: prefix, problem: "must be an object") }
         let known: Set = ["id", "name", "type", "secret", "secret_env", "redirect_uris", "post_logout_redirect_uris", "grants",
                           "scopes", "first_party", "allow_localhost", "web_origins", "native", "introspect_any",
-                          "id_token_signed_response_alg", "admin"]
+                          "id_token_signed_response_alg", "admin", "backchannel_logout_uri", "backchannel_logout_session_required"]
         for key in object.keys where !known.contains(key) {
             throw ConfigurationError(key: "\(prefix).\(key)", problem: "unknown setting")
         }
@@ -77,6 +77,19 @@ public struct ConfiguredClient: Sendable {
             object["admin"] = true
             metadata = String(decoding: (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8),
                               as: UTF8.self)
+        }
+        // OpenID Connect Back-Channel Logout 1.0 §2.2: where logout tokens go, and whether each must carry a `sid`.
+        if let text = try string("backchannel_logout_uri") {
+            guard let uri = URL(string: text), let scheme = uri.scheme?.lowercased(), uri.host != nil, uri.fragment == nil,
+                  scheme == "https" || (scheme == "http" && WebhooksConfigParser.isLoopback(uri)) else {
+                throw ConfigurationError(key: "\(prefix).backchannel_logout_uri",
+                                         problem: "must be an absolute https URL without a fragment (http only for a loopback host)")
+            }
+            metadata = ClientMetadata.setting(BackchannelLogoutRegistration.uriKey, to: text, in: metadata)
+            metadata = ClientMetadata.setting(BackchannelLogoutRegistration.sessionRequiredKey,
+                                              to: try flag("backchannel_logout_session_required"), in: metadata)
+        } else if object["backchannel_logout_session_required"] != nil {
+            throw ConfigurationError(key: "\(prefix).backchannel_logout_session_required", problem: "needs backchannel_logout_uri")
         }
         let registration = ClientRegistration(
             id: id, name: try string("name") ?? id, kind: kind, redirectURIs: try strings("redirect_uris") ?? [],

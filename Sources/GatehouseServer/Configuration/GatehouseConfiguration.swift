@@ -23,6 +23,8 @@ public struct GatehouseConfiguration: Sendable {
     public var bcryptPepper: String?
     /// Whether an imported user's external id becomes their `sub` (`users.subject_source`).
     public var subjectSource: SubjectSource = .gatehouse
+    /// Signed webhooks to the product (the `webhooks` array).
+    public var webhooks: [WebhookEndpoint] = []
     public var rateLimits = RateLimitPolicy()
     /// Who the client is behind reverse proxies (`http.trusted_proxies`, `http.client_address_header`).
     public var clientAddresses = ClientAddressResolver(trustedProxies: [])
@@ -34,6 +36,8 @@ public struct GatehouseConfiguration: Sendable {
     public var clients: [ConfiguredClient] = []
     /// Extra Hotwire Native path-configuration rules (`native.path_rules`), before Gatehouse's own.
     var nativePathRules: [PathConfiguration.Rule] = []
+    /// How long a hand-off token (F2) lives (`native.handoff_ttl_seconds`, at most and by default 120 s).
+    public var handoffLifetime: TimeInterval = HandoffTokens.lifetime
     /// Sign in with Apple, Google, GitHub and generic OIDC providers (the `providers` section).
     public var providers = ProvidersConfiguration()
     /// Background purge of expired rows (config section `maintenance`).

@@ -19,6 +19,7 @@ enum RateLimitsConfigParser {
         ("password_forgot_per_account", \.passwordForgotPerAccount, "password_forgot.account"),
         ("password_reset_per_ip", \.passwordResetPerIP, "password_reset.ip"),
         ("current_password_per_account", \.currentPasswordPerAccount, "password_check.account"),
+        ("admin_api_per_client", \.adminAPIPerClient, "admin_api.client"),
     ] }
 
     static var knownKeys: Set<String> { Set(["enabled", "ipv6_prefix_length"] + ruleKeys.map(\.key)) }

@@ -30,7 +30,7 @@ struct NativeAppleRoutes: Sendable {
             do {
                 fields = try Self.parse(request)
                 return try await handle(request, fields)
-            } catch let failure as NativeAppleSignIn.Failure {
+            } catch let failure as NativeSignInFailure {
                 await signIn.audit(failure, app: fields["app"], context: request.clientContext)
                 return Self.error(failure)
             }
@@ -41,7 +41,7 @@ struct NativeAppleRoutes: Sendable {
         // Native apps send no Origin; a browser always does on a cross-site POST. Refusing foreign
         // origins stops a page from signing a visitor's browser into the page owner's account.
         if let origin = request.headers["Origin"], origin != publicOrigin {
-            throw Self.invalid("Cross-origin requests are not accepted here.", status: 403, code: "invalid_request", reason: "foreign_origin")
+            throw Self.invalid("Cross-origin requests are not accepted here.", status: 403, code: .invalidRequest, reason: "foreign_origin")
         }
         let wantsTokens: Bool
         switch fields["response"] ?? "session" {
@@ -57,7 +57,7 @@ struct NativeAppleRoutes: Sendable {
         var scope: Scope?
         if wantsTokens, let client = try await signIn.apps.registry.find(id: app.clientID) {
             do { scope = try TokenIssuer.externalSignInScope(fields["scope"], client: client) } catch {
-                throw Self.invalid(error.description, code: "invalid_scope", reason: "invalid_scope")
+                throw Self.invalid(error.description, code: .invalidScope, reason: "invalid_scope")
             }
             // Tokens for a confidential client only with its own authentication (issue 14, item 7).
             if client.kind == .confidential { try await Self.authenticate(client, registry: signIn.apps.registry, request, fields) }
@@ -70,7 +70,7 @@ struct NativeAppleRoutes: Sendable {
         if wantsTokens, let client = try await signIn.apps.registry.find(id: app.clientID) {
             let tokens: TokenResponse
             do { tokens = try await issuer.issueForExternalSignIn(client: client, user: outcome.user, scope: scope, method: "apple") } catch let error as OAuthError {
-                throw Self.invalid(error.description, status: 403, code: error.code.rawValue, reason: "no_consent")
+                throw Self.invalid(error.description, status: 403, code: error.code, reason: "no_consent")
             }
             var response = Response.json(tokens)
             Self.noStore(&response)
@@ -90,16 +90,16 @@ struct NativeAppleRoutes: Sendable {
             parameters["client_id"] = fields["app"]
             credentials = try OAuthResponses.clientCredentials(request, parameters)
         } catch {
-            throw Self.invalid(error.description, status: 401, code: "invalid_client", reason: "client_authentication")
+            throw Self.invalid(error.description, status: 401, code: .invalidClient, reason: "client_authentication")
         }
         guard case .none = credentials else {
             do { _ = try await registry.authenticate(credentials) } catch let error as OAuthError {
-                throw Self.invalid(error.description, status: 401, code: "invalid_client", reason: "client_authentication")
+                throw Self.invalid(error.description, status: 401, code: .invalidClient, reason: "client_authentication")
             }
             return
         }
         throw Self.invalid("A confidential client must authenticate (HTTP Basic or client_secret) to receive tokens.", status: 401,
-                           code: "invalid_client", reason: "client_authentication")
+                           code: .invalidClient, reason: "client_authentication")
     }
 
     /// The `response=session` answer: a new session (ending one the caller already had) as JSON plus
@@ -154,13 +154,13 @@ struct NativeAppleRoutes: Sendable {
         return value
     }
 
-    static func invalid(_ description: String, status: Int = 400, code: String = "invalid_request",
-                                reason: String) -> NativeAppleSignIn.Failure {
-        NativeAppleSignIn.Failure(status: status, code: code, description: description, reason: reason)
+    static func invalid(_ description: String, status: Int = 400, code: OAuthError.Code = .invalidRequest,
+                                reason: String) -> NativeSignInFailure {
+        NativeSignInFailure(status: status, code: code, description: description, reason: reason)
     }
 
-    static func error(_ failure: NativeAppleSignIn.Failure) -> Response {
-        var response = Response.json(["error": failure.code, "error_description": failure.description], status: HTTPStatus(failure.status))
+    static func error(_ failure: NativeSignInFailure) -> Response {
+        var response = Response.json(["error": failure.code.rawValue, "error_description": failure.description], status: HTTPStatus(failure.status))
         noStore(&response)
         return response
     }
@@ -174,7 +174,7 @@ struct NativeAppleRoutes: Sendable {
     }
 
     static func noStore(_ response: inout Response) {
-        response.headers.set("Cache-Control", "no-store")
+        response.noStore()
         response.headers.set("Pragma", "no-cache")
     }
 }

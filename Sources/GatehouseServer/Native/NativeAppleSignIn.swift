@@ -7,16 +7,9 @@ import GatehouseStore
 /// Native Sign in with Apple (flow F3), shared by `POST /native/apple` and the RFC 8693 token-exchange
 /// grant: verify the identity token for one native app, optionally redeem the authorization code as
 /// the app (for Apple's refresh token, sealed for revocation), then find/create/link the user through
-/// the same ``ProviderAccountLinker`` as the web flow. Every check runs before the first write.
+/// the same ``ExternalIdentityService`` as the web flow. Every check runs before the first write.
 struct NativeAppleSignIn: Sendable {
-    /// A refusal: an HTTP status, an RFC 6749-style `error` code, a description for the developer, and
-    /// a short reason for the audit log.
-    struct Failure: Error, Sendable, Equatable {
-        let status: Int
-        let code: String
-        let description: String
-        let reason: String
-    }
+    typealias Failure = NativeSignInFailure
 
     /// What a successful sign-in yields.
     struct Outcome: Sendable {
@@ -26,7 +19,7 @@ struct NativeAppleSignIn: Sendable {
 
     let apple: AppleProvider?
     let apps: NativeAppDirectory
-    let linker: ProviderAccountLinker
+    let linker: ExternalIdentityService
     let sealing: KeyEncryptionKey
     let audit: AuditTrail
     /// One sign-in per identity token, in every process (issue 14, item 7).
@@ -34,12 +27,12 @@ struct NativeAppleSignIn: Sendable {
 
     /// The native app `clientID` names, or a refusal (unknown, not native, or no Apple audience).
     func app(_ clientID: String?) async throws -> NativeApp {
-        guard let clientID, !clientID.isEmpty else { throw Failure(status: 400, code: "invalid_request", description: "The app parameter is missing.", reason: "missing_app") }
+        guard let clientID, !clientID.isEmpty else { throw Failure(status: 400, code: .invalidRequest, description: "The app parameter is missing.", reason: "missing_app") }
         guard let app = try await apps.app(clientID) else {
-            throw Failure(status: 400, code: "invalid_client", description: "\(clientID.prefix(80)) is not a registered native app.", reason: "unknown_app")
+            throw Failure(status: 400, code: .invalidClient, description: "\(clientID.prefix(80)) is not a registered native app.", reason: "unknown_app")
         }
         guard !app.appleAudiences.isEmpty else {
-            throw Failure(status: 400, code: "invalid_client", description: "This app has no bundle id registered for Sign in with Apple.",
+            throw Failure(status: 400, code: .invalidClient, description: "This app has no bundle id registered for Sign in with Apple.",
                           reason: "no_apple_audience")
         }
         return app
@@ -50,7 +43,7 @@ struct NativeAppleSignIn: Sendable {
     func signIn(identityToken: String, authorizationCode: String?, rawNonce: String, name: String?, app: NativeApp,
                 context: ClientContext) async throws -> Outcome {
         guard let apple else {
-            throw Failure(status: 400, code: "unsupported_provider", description: "Sign in with Apple is not enabled on this server.",
+            throw Failure(status: 400, code: .unsupportedProvider, description: "Sign in with Apple is not enabled on this server.",
                           reason: "apple_disabled")
         }
         let identity: NativeAppleIdentity
@@ -60,7 +53,7 @@ struct NativeAppleSignIn: Sendable {
             // Verified, so its exp is Apple's: remember the token until then; a second use is refused
             // before Apple is called or anything is written.
             guard try await replay.firstUse(of: identityToken, expiresAt: SubjectTokenReplayGuard.expiry(ofVerifiedJWT: identityToken)) else {
-                throw Failure(status: 400, code: "invalid_grant", description: "This identity token was already used; sign in with Apple again.",
+                throw Failure(status: 400, code: .invalidGrant, description: "This identity token was already used; sign in with Apple again.",
                               reason: "token_replayed")
             }
             if let authorizationCode {
@@ -79,16 +72,15 @@ struct NativeAppleSignIn: Sendable {
                                               name: name, sealedRefreshToken: sealed,
                                               // Apple revokes a token only when asked by the bundle id it was issued to.
                                               tokenClientID: sealed == nil ? nil : identity.audience)
-        switch try await linker.resolve(ticket, signedInUserId: nil, context: context) {
+        switch try await linker.resolve(ticket.identity, linkTo: nil, signedInUserId: nil, context: context) {
         case .signIn(let user, let created):
             await audit.record(.signInSucceeded, userId: user.id, context: context,
                                details: ["method": apple.id, "via": "native_apple", "app": app.clientID])
             return Outcome(user: user, created: created)
         case .linked(let user):   // not reachable for a sign-in intent; treated as a sign-in all the same
             return Outcome(user: user, created: false)
-        case .refused(let message, let reason, _, _):
-            let status = switch reason { case "account_exists": 409; case "disabled": 403; default: 400 }
-            throw Failure(status: status, code: reason == "disabled" ? "access_denied" : reason, description: message, reason: reason)
+        case .refused(let refusal, _, let email):
+            throw Failure(refusal, message: refusal.message(label: apple.displayName, email: email))
         }
     }
 
@@ -102,31 +94,31 @@ struct NativeAppleSignIn: Sendable {
     static func failure(_ error: ProviderError, redeeming: Bool) -> Failure {
         switch error {
         case .nonceMismatch:
-            return Failure(status: 401, code: "invalid_token", description: "The identity token's nonce is not the SHA-256 of raw_nonce.",
+            return Failure(status: 401, code: .invalidToken, description: "The identity token's nonce is not the SHA-256 of raw_nonce.",
                            reason: error.auditReason)
         case .invalidToken(let why):
             let description = switch why {
-            case "expired": "The identity token has expired."
-            case "audience": "The identity token was issued to another app (aud)."
-            case "issuer": "The identity token was not issued by Apple (iss)."
-            case "unknown_key", "signature": "The identity token's signature does not verify against Apple's keys."
-            case "code_subject": "The authorization code belongs to another sign-in."
-            case "time": "The identity token is not valid yet."
+            case .expired: "The identity token has expired."
+            case .audience: "The identity token was issued to another app (aud)."
+            case .issuer: "The identity token was not issued by Apple (iss)."
+            case .unknownKey, .signature: "The identity token's signature does not verify against Apple's keys."
+            case .codeSubject: "The authorization code belongs to another sign-in."
+            case .time: "The identity token is not valid yet."
             default: "The identity token is malformed or incomplete."
             }
-            return Failure(status: why == "code_subject" ? 400 : 401, code: why == "code_subject" ? "invalid_grant" : "invalid_token",
+            return Failure(status: why == .codeSubject ? 400 : 401, code: why == .codeSubject ? .invalidGrant : .invalidToken,
                            description: description, reason: error.auditReason)
         case .providerError, .invalidCallback:
-            return Failure(status: 400, code: "invalid_grant", description: "Apple refused the authorization code (expired, used or for another app).",
+            return Failure(status: 400, code: .invalidGrant, description: "Apple refused the authorization code (expired, used or for another app).",
                            reason: error.auditReason)
         case .unavailable, .timedOut:
-            return Failure(status: 503, code: "temporarily_unavailable", description: "Apple could not be reached; try again.",
+            return Failure(status: 503, code: .temporarilyUnavailable, description: "Apple could not be reached; try again.",
                            reason: error.auditReason)
         case .misconfigured:
-            return Failure(status: 503, code: "temporarily_unavailable", description: "Sign in with Apple is misconfigured on this server.",
+            return Failure(status: 503, code: .temporarilyUnavailable, description: "Sign in with Apple is misconfigured on this server.",
                            reason: error.auditReason)
         default:
-            return Failure(status: 400, code: redeeming ? "invalid_grant" : "invalid_token", description: error.userMessage,
+            return Failure(status: 400, code: redeeming ? .invalidGrant : .invalidToken, description: error.userMessage,
                            reason: error.auditReason)
         }
     }
@@ -144,7 +136,7 @@ extension NativeAppleSignIn: ExternalIDTokenResolver {
     {
         do {
             guard let app = NativeApp(client: client), !app.appleAudiences.isEmpty else {
-                throw Failure(status: 400, code: "unauthorized_client", description: "This client is not a native app with a bundle id.",
+                throw Failure(status: 400, code: .unauthorizedClient, description: "This client is not a native app with a bundle id.",
                               reason: "not_native_app")
             }
             let outcome = try await signIn(identityToken: idToken, authorizationCode: nil, rawNonce: rawNonce, name: name, app: app,
@@ -156,22 +148,15 @@ extension NativeAppleSignIn: ExternalIDTokenResolver {
         }
     }
 
-    static func oauthError(_ failure: Failure) -> OAuthError {
-        switch failure.code {
-        case "unauthorized_client": OAuthError(.unauthorizedClient, failure.description)
-        case "temporarily_unavailable": OAuthError(.temporarilyUnavailable, failure.description)
-        case "invalid_request": OAuthError(.invalidRequest, failure.description)
-        default: OAuthError(.invalidGrant, failure.description)
-        }
-    }
+    static func oauthError(_ failure: Failure) -> OAuthError { failure.oauthError }
 }
 
 extension ProviderWiring {
     /// Native Sign in with Apple over this wiring's Apple provider, sealing key and account rules.
-    func nativeAppleSignIn(services: IdentityServices) -> NativeAppleSignIn {
-        let linker = makeLinker(services: services)
-        return NativeAppleSignIn(apple: registry.apple, apps: NativeAppDirectory(registry: services.tokens.registry), linker: linker,
-                                 sealing: flows.sealing, audit: services.audit,
-                                 replay: SubjectTokenReplayGuard(store: services.database.flowStates, clock: services.clock))
+    func nativeAppleSignIn(clients: ClientRegistry) -> NativeAppleSignIn {
+        let linker = makeLinker()
+        return NativeAppleSignIn(apple: registry.apple, apps: NativeAppDirectory(registry: clients), linker: linker,
+                                 sealing: flows.sealing, audit: audit,
+                                 replay: SubjectTokenReplayGuard(store: database.flowStates, clock: clock))
     }
 }

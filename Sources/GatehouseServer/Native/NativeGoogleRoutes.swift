@@ -22,7 +22,7 @@ struct NativeGoogleRoutes: Sendable {
             do {
                 fields = try NativeAppleRoutes.parse(request)
                 return try await handle(request, fields)
-            } catch let failure as NativeAppleSignIn.Failure {
+            } catch let failure as NativeSignInFailure {
                 await signIn.audit(failure, app: fields["app"], context: request.clientContext)
                 return NativeAppleRoutes.error(failure)
             }
@@ -31,7 +31,7 @@ struct NativeGoogleRoutes: Sendable {
 
     private func handle(_ request: Request, _ fields: [String: String]) async throws -> Response {
         if let origin = request.headers["Origin"], origin != publicOrigin {
-            throw NativeAppleRoutes.invalid("Cross-origin requests are not accepted here.", status: 403, code: "invalid_request", reason: "foreign_origin")
+            throw NativeAppleRoutes.invalid("Cross-origin requests are not accepted here.", status: 403, code: .invalidRequest, reason: "foreign_origin")
         }
         let wantsTokens: Bool
         switch fields["response"] ?? "session" {
@@ -46,7 +46,7 @@ struct NativeGoogleRoutes: Sendable {
         let client = try await signIn.apps.registry.find(id: app.clientID)
         if wantsTokens, let client {
             do { scope = try TokenIssuer.externalSignInScope(fields["scope"], client: client) } catch {
-                throw NativeAppleRoutes.invalid(error.description, code: "invalid_scope", reason: "invalid_scope")
+                throw NativeAppleRoutes.invalid(error.description, code: .invalidScope, reason: "invalid_scope")
             }
             // Tokens for a confidential client only with its own authentication (issue 14, item 7).
             if client.kind == .confidential { try await NativeAppleRoutes.authenticate(client, registry: signIn.apps.registry, request, fields) }
@@ -55,7 +55,7 @@ struct NativeGoogleRoutes: Sendable {
         if wantsTokens, let client {
             let tokens: TokenResponse
             do { tokens = try await issuer.issueForExternalSignIn(client: client, user: outcome.user, scope: scope, method: "google") } catch let error as OAuthError {
-                throw NativeAppleRoutes.invalid(error.description, status: 403, code: error.code.rawValue, reason: "no_consent")
+                throw NativeAppleRoutes.invalid(error.description, status: 403, code: error.code, reason: "no_consent")
             }
             var response = Response.json(tokens)
             NativeAppleRoutes.noStore(&response)

@@ -6,28 +6,28 @@ import GatehouseStore
 
 /// Native Google sign-in (#13.4), shared by `POST /native/google` and the RFC 8693 token exchange: verify
 /// the ID token from Google's native SDK for one native app (its `google_client_ids`), then find, create or
-/// link the user through the same ``ProviderAccountLinker`` as the web flow. Every check runs before the
+/// link the user through the same ``ExternalIdentityService`` as the web flow. Every check runs before the
 /// first write. Mirrors ``NativeAppleSignIn`` (no authorization code: Google's SDKs give the app none to
 /// forward for sign-in).
 struct NativeGoogleSignIn: Sendable {
     let google: OIDCProvider?
     let apps: NativeAppDirectory
-    let linker: ProviderAccountLinker
+    let linker: ExternalIdentityService
     let audit: AuditTrail
     /// One sign-in per ID token, in every process (issue 14, item 7), as for Apple.
     let replay: SubjectTokenReplayGuard
 
-    typealias Failure = NativeAppleSignIn.Failure
+    typealias Failure = NativeSignInFailure
     typealias Outcome = NativeAppleSignIn.Outcome
 
     /// The native app `clientID` names, or a refusal (unknown, not native, or no Google client id).
     func app(_ clientID: String?) async throws -> NativeApp {
-        guard let clientID, !clientID.isEmpty else { throw Failure(status: 400, code: "invalid_request", description: "The app parameter is missing.", reason: "missing_app") }
+        guard let clientID, !clientID.isEmpty else { throw Failure(status: 400, code: .invalidRequest, description: "The app parameter is missing.", reason: "missing_app") }
         guard let app = try await apps.app(clientID) else {
-            throw Failure(status: 400, code: "invalid_client", description: "\(clientID.prefix(80)) is not a registered native app.", reason: "unknown_app")
+            throw Failure(status: 400, code: .invalidClient, description: "\(clientID.prefix(80)) is not a registered native app.", reason: "unknown_app")
         }
         guard !app.googleClientIDs.isEmpty else {
-            throw Failure(status: 400, code: "invalid_client", description: "This app has no Google client id registered (google_client_ids).",
+            throw Failure(status: 400, code: .invalidClient, description: "This app has no Google client id registered (google_client_ids).",
                           reason: "no_google_audience")
         }
         return app
@@ -35,14 +35,14 @@ struct NativeGoogleSignIn: Sendable {
 
     func signIn(idToken: String, rawNonce: String, app: NativeApp, context: ClientContext) async throws -> Outcome {
         guard let google else {
-            throw Failure(status: 400, code: "unsupported_provider", description: "Sign in with Google is not enabled on this server.",
+            throw Failure(status: 400, code: .unsupportedProvider, description: "Sign in with Google is not enabled on this server.",
                           reason: "google_disabled")
         }
         let profile: ExternalProfile
         do {
             profile = try await google.verifyNativeIDToken(idToken, audiences: app.googleClientIDs, rawNonce: rawNonce)
             guard try await replay.firstUse(of: idToken, expiresAt: SubjectTokenReplayGuard.expiry(ofVerifiedJWT: idToken)) else {
-                throw Failure(status: 400, code: "invalid_grant", description: "This ID token was already used; sign in with Google again.",
+                throw Failure(status: 400, code: .invalidGrant, description: "This ID token was already used; sign in with Google again.",
                               reason: "token_replayed")
             }
         } catch let error as ProviderError {
@@ -53,16 +53,15 @@ struct NativeGoogleSignIn: Sendable {
         let ticket = ProviderFlowStore.Ticket(flow: flow, provider: google.id, subject: profile.subject, email: profile.email,
                                               emailVerified: profile.emailVerified, isPrivateRelay: false, name: profile.name,
                                               sealedRefreshToken: nil)
-        switch try await linker.resolve(ticket, signedInUserId: nil, context: context) {
+        switch try await linker.resolve(ticket.identity, linkTo: nil, signedInUserId: nil, context: context) {
         case .signIn(let user, let created):
             await audit.record(.signInSucceeded, userId: user.id, context: context,
                                details: ["method": google.id, "via": "native_google", "app": app.clientID])
             return Outcome(user: user, created: created)
         case .linked(let user):
             return Outcome(user: user, created: false)
-        case .refused(let message, let reason, _, _):
-            let status = switch reason { case "account_exists": 409; case "disabled": 403; default: 400 }
-            throw Failure(status: status, code: reason == "disabled" ? "access_denied" : reason, description: message, reason: reason)
+        case .refused(let refusal, _, let email):
+            throw Failure(refusal, message: refusal.message(label: google.displayName, email: email))
         }
     }
 
@@ -74,26 +73,26 @@ struct NativeGoogleSignIn: Sendable {
     static func failure(_ error: ProviderError) -> Failure {
         switch error {
         case .nonceMismatch:
-            return Failure(status: 401, code: "invalid_token", description: "The ID token's nonce is not the SHA-256 of raw_nonce.",
+            return Failure(status: 401, code: .invalidToken, description: "The ID token's nonce is not the SHA-256 of raw_nonce.",
                            reason: error.auditReason)
         case .invalidToken(let why):
             let description = switch why {
-            case "expired": "The ID token has expired."
-            case "audience": "The ID token was issued to another app (aud)."
-            case "azp": "The ID token was requested by another app (azp)."
-            case "issuer": "The ID token was not issued by Google (iss)."
-            case "unknown_key", "signature": "The ID token's signature does not verify against Google's keys."
-            case "time": "The ID token is not valid yet."
+            case .expired: "The ID token has expired."
+            case .audience: "The ID token was issued to another app (aud)."
+            case .authorizedParty: "The ID token was requested by another app (azp)."
+            case .issuer: "The ID token was not issued by Google (iss)."
+            case .unknownKey, .signature: "The ID token's signature does not verify against Google's keys."
+            case .time: "The ID token is not valid yet."
             default: "The ID token is malformed or incomplete."
             }
-            return Failure(status: 401, code: "invalid_token", description: description, reason: error.auditReason)
+            return Failure(status: 401, code: .invalidToken, description: description, reason: error.auditReason)
         case .domainNotAllowed:
-            return Failure(status: 403, code: "access_denied", description: error.userMessage, reason: error.auditReason)
+            return Failure(status: 403, code: .accessDenied, description: error.userMessage, reason: error.auditReason)
         case .unavailable, .timedOut, .misconfigured:
-            return Failure(status: 503, code: "temporarily_unavailable", description: "Google could not be reached; try again.",
+            return Failure(status: 503, code: .temporarilyUnavailable, description: "Google could not be reached; try again.",
                            reason: error.auditReason)
         default:
-            return Failure(status: 400, code: "invalid_token", description: error.userMessage, reason: error.auditReason)
+            return Failure(status: 400, code: .invalidToken, description: error.userMessage, reason: error.auditReason)
         }
     }
 }
@@ -102,7 +101,7 @@ extension NativeGoogleSignIn: ExternalIDTokenResolver {
     func resolve(idToken: String, rawNonce: String, client: OAuthClient, context: ClientContext) async throws -> (user: User, method: String) {
         do {
             guard let app = NativeApp(client: client), !app.googleClientIDs.isEmpty else {
-                throw Failure(status: 400, code: "unauthorized_client", description: "This client is not a native app with a Google client id.",
+                throw Failure(status: 400, code: .unauthorizedClient, description: "This client is not a native app with a Google client id.",
                               reason: "not_native_app")
             }
             let outcome = try await signIn(idToken: idToken, rawNonce: rawNonce, app: app, context: context)
@@ -134,11 +133,11 @@ struct NativeIDTokenResolvers: ExternalIDTokenResolver {
 }
 
 extension ProviderWiring {
-    func nativeGoogleSignIn(services: IdentityServices) -> NativeGoogleSignIn {
-        let linker = makeLinker(services: services)
+    func nativeGoogleSignIn(clients: ClientRegistry) -> NativeGoogleSignIn {
+        let linker = makeLinker()
         let google = registry.providers.lazy.compactMap { $0 as? OIDCProvider }.first { $0.kind == .google }
-        return NativeGoogleSignIn(google: google, apps: NativeAppDirectory(registry: services.tokens.registry), linker: linker,
-                                  audit: services.audit,
-                                  replay: SubjectTokenReplayGuard(store: services.database.flowStates, clock: services.clock))
+        return NativeGoogleSignIn(google: google, apps: NativeAppDirectory(registry: clients), linker: linker,
+                                  audit: audit,
+                                  replay: SubjectTokenReplayGuard(store: database.flowStates, clock: clock))
     }
 }

@@ -54,7 +54,7 @@ struct NativeHandoffCompletion: ProviderCompletion {
         let code = String(reason.prefix { $0 != ":" })
         var response = Response.redirect(to: app.callbackURL([("error", code), ("error_description", message)],
                                                              callback: flow.native?["callback"] ?? "scheme"))
-        response.headers.set("Cache-Control", "no-store")
+        response.noStore()
         return response
     }
 
@@ -76,21 +76,21 @@ struct NativeHandoffCompletion: ProviderCompletion {
         let id = try await confirmations.hold(pending)
         let question = link ? "Link \(ticket.provider.capitalized) to your account in \(app.name)?" : "Continue to \(app.name)?"
         var response = Response.html(layout.render(title: question, body: """
-            <p>You are signed in as <strong>\(h(userLabel(user)))</strong>. \(h(app.name)) will be signed in as you.</p>
-            <p class="muted">Continue only if you just started signing in from \(h(app.name)).</p>
+            <p>You are signed in as <strong>\(userLabel(user))</strong>. \(app.name) will be signed in as you.</p>
+            <p class="muted">Continue only if you just started signing in from \(app.name).</p>
             <form method="post" action="/native/confirm" id="native-confirm">
-            <input type="hidden" name="csrf_token" value="\(h(reader.token(for: web)))"><input type="hidden" name="confirmation" value="\(h(id))">
-            <button type="submit" name="decision" value="continue">Continue to \(h(app.name))</button>
+            <input type="hidden" name="csrf_token" value="\(reader.token(for: web))"><input type="hidden" name="confirmation" value="\(id)">
+            <button type="submit" name="decision" value="continue">Continue to \(app.name)</button>
             <button type="submit" name="decision" value="cancel" class="secondary">Cancel</button></form>
             """))
         if let cookie = web.newCSRFCookie { response.setCookie(cookie) }
-        response.headers.set("Cache-Control", "no-store")
+        response.noStore()
         return response
     }
 
     static func redirect(_ location: String) -> Response {
         var response = Response.redirect(to: location)
-        response.headers.set("Cache-Control", "no-store")
+        response.noStore()
         return response
     }
 }

@@ -90,23 +90,21 @@ struct NativeRoutes: Sendable {
                       ("callback", callback)]
         if let returnTo, link == nil { fields.append(("return_to", returnTo)) }
         if let link { fields.append(("link", link)) }
-        let hidden = fields.map { #"<input type="hidden" name="\#(h($0.0))" value="\#(h($0.1))">"# }.joined()
+        let hidden = fields.map { PageLayout.hidden($0.0, $0.1) }.joined()
         let action = "/auth/\(provider)" + (link == nil ? "" : "/link")
         var response = Response.html(layout.render(title: "Continue to sign in", body: """
-            <p>\(h(app.name)) asked you to \(link == nil ? "sign in" : "link your account") with \(h(provider.capitalized)).</p>
-            <form method="post" action="\(h(action))" id="native-start">\(hidden)
-            <button type="submit">Continue with \(h(provider.capitalized))</button></form>
+            <p>\(app.name) asked you to \(link == nil ? "sign in" : "link your account") with \(provider.capitalized).</p>
+            <form method="post" action="\(action)" id="native-start">\(hidden)
+            <button type="submit">Continue with \(provider.capitalized)</button></form>
             <script type="module" src="/assets/native-start.js"></script>
             """))
         if let cookie = web.newCSRFCookie { response.setCookie(cookie) }
-        response.headers.set("Cache-Control", "no-store")
+        response.noStore()
         return response
     }
 
     private func confirm(_ request: Request) async throws -> Response {
-        let form = try request.form()
-        let web = try await reader.read(request)
-        try reader.requireCSRF(form, web)
+        let (form, web) = try await reader.postedForm(request)
         // Exactly one decision: the clicked button's. Anything else is not a browser submitting this form.
         let decisions = form.pairs.filter { $0.0 == "decision" }.map(\.1)
         guard decisions.count == 1, ["continue", "cancel"].contains(decisions[0]) else {
@@ -141,16 +139,16 @@ struct NativeRoutes: Sendable {
         guard let token = request.query["token"], token.utf8.count == 43 else {
             return errorPage(HandoffTokens.Failure.invalidToken.message, status: .badRequest)
         }
-        let app = request.query["app"].map { #"<input type="hidden" name="app" value="\#(h($0))">"# } ?? ""
+        let app = request.query["app"].map { PageLayout.hidden("app", $0) } ?? .empty
         var response = Response.html(layout.render(title: "Finishing sign-in", body: """
             <p id="redeem-working" class="muted">Finishing signing in…</p>
             <p id="redeem-unbound" class="notice error" role="alert" hidden>This sign-in was not started in this app. Start again from the sign-in screen.</p>
             <form method="post" action="/native/redeem" data-gatehouse-redeem>
-            <input type="hidden" name="csrf_token" value="\(h(reader.token(for: web)))"><input type="hidden" name="token" value="\(h(token))">\(app)\
+            <input type="hidden" name="csrf_token" value="\(reader.token(for: web))"><input type="hidden" name="token" value="\(token)">\(app)\
             <input type="hidden" name="verifier" value=""><noscript><p>Signing in from the app needs JavaScript.</p></noscript></form>
             """))
         if let cookie = web.newCSRFCookie { response.setCookie(cookie) }
-        response.headers.set("Cache-Control", "no-store")
+        response.noStore()
         return response
     }
 
@@ -159,9 +157,7 @@ struct NativeRoutes: Sendable {
         guard request.headers["Origin"] == publicOrigin else {
             return errorPage("This sign-in can only be finished in the app.", status: .forbidden)
         }
-        let form = try request.form()
-        let web = try await reader.read(request)
-        try reader.requireCSRF(form, web)
+        let (form, web) = try await reader.postedForm(request)
         do {
             let redemption = try await handoffs.redeem(token: form["token"] ?? "", verifier: form["verifier"] ?? "", appID: form["app"])
             guard let user = try await database.users.find(id: redemption.userId), !user.disabled else {
@@ -190,48 +186,52 @@ struct NativeRoutes: Sendable {
     }
 
     private func linkTicket(_ request: Request) async throws -> Response {
-        func refuse(_ status: HTTPStatus, _ code: String, _ description: String) -> Response {
-            var response = Response.json(["error": code, "error_description": description], status: status)
-            response.headers.set("Cache-Control", "no-store")
+        func refuse(_ status: HTTPStatus, _ code: OAuthError.Code, _ description: String) -> Response {
+            var response = Response.json(["error": code.rawValue, "error_description": description], status: status)
+            response.noStore()
             return response
         }
         guard request.headers["Origin"] == publicOrigin else {
-            return refuse(.forbidden, "invalid_request", "Cross-origin requests are not accepted here.")
+            return refuse(.forbidden, .invalidRequest, "Cross-origin requests are not accepted here.")
         }
-        guard let form = try? request.form() else { return refuse(.badRequest, "invalid_request", "The form is not valid.") }
+        guard let form = try? request.form() else { return refuse(.badRequest, .invalidRequest, "The form is not valid.") }
         let web = try await reader.read(request)
-        guard let active = web.active else { return refuse(.unauthorized, "login_required", "Your session has ended. Sign in again.") }
-        do { try reader.requireCSRF(form, web) } catch { return refuse(.forbidden, "invalid_request", error.publicMessage) }
+        guard let active = web.active else { return refuse(.unauthorized, .loginRequired, "Your session has ended. Sign in again.") }
+        do { try reader.requireCSRF(form, web) } catch { return refuse(.forbidden, .invalidRequest, error.publicMessage) }
         guard let app = try await apps.app(form["app"]) else {
-            return refuse(.badRequest, "invalid_client", "This app is not registered for signing in.")
+            return refuse(.badRequest, .invalidClient, "This app is not registered for signing in.")
         }
         // The same rules as "Link …" on the web (issue #14 items 2 and 21): a recent sign-in, an account in standing.
         if clock.now().timeIntervalSince(active.session.createdAt) > linkMaxSignInAge {
-            return refuse(.forbidden, "login_required", "Sign in again to link a new way of signing in.")
+            return refuse(.forbidden, .loginRequired, "Sign in again to link a new way of signing in.")
         }
         do { try AccountStanding.requireLinking(active.user) } catch {
-            return refuse(.forbidden, "access_denied", error.message)
+            return refuse(.forbidden, .accessDenied, error.message)
         }
         var response = Response.json(["ticket": try await confirmations.mintLinkTicket(userId: active.user.id, appID: app.clientID)])
-        response.headers.set("Cache-Control", "no-store")
+        response.noStore()
         return response
     }
 
     private func status(_ request: Request) async throws -> Response {
-        let web = try await reader.read(request)
-        guard let active = web.active else {
+        // Session, user and linked providers in one statement: the app asks this at every launch.
+        guard let token = request.cookies[reader.cookies.sessionCookie],
+              let resolved = try await sessions.resolveWithProviders(token: token) else {
             var response = Response.json(["signed_in": false], status: .unauthorized)
-            response.headers.set("Cache-Control", "no-store")
+            response.noStore()
             return response
         }
-        let providers = try await database.externalIdentities.list(userId: active.user.id).map(\.provider)
-        struct Status: Encodable {
-            let signed_in: Bool, user_id: String, email: String, name: String?, providers: [String], has_password: Bool
-        }
-        var response = Response.json(Status(signed_in: true, user_id: active.user.id, email: active.user.email,
-                                            name: active.user.displayName, providers: Array(Set(providers)).sorted(),
-                                            has_password: active.user.passwordHash != nil))
-        response.headers.set("Cache-Control", "no-store")
+        let (active, providers) = resolved
+        // Written by GatehouseCrypto's JSON writer (sorted keys, no `name` when there is none): this is the
+        // app's launch check, called often, and Foundation's JSONEncoder cost more than the lookups.
+        var status: [String: JSONValue] = [
+            "signed_in": .bool(true), "user_id": .string(active.user.id), "email": .string(active.user.email),
+            "providers": .array(providers.map(JSONValue.string)),
+            "has_password": .bool(active.user.passwordHash != nil),
+        ]
+        if let name = active.user.displayName { status["name"] = .string(name) }
+        var response = Response.json(bytes: JSONValue.object(status).jsonBytes)
+        response.noStore()
         return response
     }
 
@@ -241,9 +241,9 @@ struct NativeRoutes: Sendable {
     /// a session cookie came in: a response never plants cookie headers on a client that had none.
     private func signOut(_ request: Request) async throws -> Response {
         if Self.isCrossSite(request, publicOrigin: reader.cookies.publicOrigin) {
-            var refused = Response.json(["error": "invalid_request", "error_description": "Cross-site requests are not accepted here."],
+            var refused = Response.json(["error": OAuthError.Code.invalidRequest.rawValue, "error_description": "Cross-site requests are not accepted here."],
                                         status: .forbidden)
-            refused.headers.set("Cache-Control", "no-store")
+            refused.noStore()
             return refused
         }
         let web = try await reader.read(request)
@@ -254,7 +254,7 @@ struct NativeRoutes: Sendable {
         let presented = request.cookies[reader.cookies.sessionCookie] != nil
         var response = Response.json(["signed_out": presented ? [reader.cookies.sessionCookie] : []] as [String: [String]])
         if presented { response.setCookie(reader.cookies.clearSession) }
-        response.headers.set("Cache-Control", "no-store")
+        response.noStore()
         return response
     }
 
@@ -262,7 +262,7 @@ struct NativeRoutes: Sendable {
         var response = Response.html(layout.render(title: "Sign-in did not complete", body: """
             \(PageLayout.notice(message))<p>Close this screen and try again.</p>
             """), status: status)
-        response.headers.set("Cache-Control", "no-store")
+        response.noStore()
         return response
     }
 

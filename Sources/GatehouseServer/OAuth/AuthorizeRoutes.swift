@@ -127,9 +127,7 @@ struct AuthorizeRoutes: Sendable {
     /// The consent (or "continue as") form's answer. Exactly one decision, from the clicked button;
     /// the request it answers comes from the server, bound to the session it was shown to, single use.
     private func decide(_ request: Request) async throws -> Response {
-        let form = try request.form()
-        let web = try await reader.read(request)
-        try reader.requireCSRF(form, web)
+        let (form, web) = try await reader.postedForm(request)
         let decisions = form.pairs.filter { $0.key == Self.decisionField }.map(\.value)
         guard decisions.count == 1, let decision = decisions.first, decision == "allow" || decision == "deny" else {
             throw HTTPError(.badRequest, "The form must carry exactly one decision: allow or deny.")
@@ -206,11 +204,11 @@ struct AuthorizeRoutes: Sendable {
 
     private func unconfirmedPage(_ user: User) -> Response {
         var response = Response.html(layout.render(title: "Confirm your email address first", body: """
-            \(PageLayout.notice("Applications can sign you in once \(h(user.email)) is confirmed."))
+            \(PageLayout.notice("Applications can sign you in once \(user.email) is confirmed."))
             <p>Open the link we sent to that address, or <a href="/password/forgot">reset your password by email</a>,
             which confirms it too. Then go back to the application and sign in again.</p>
             """), status: .forbidden)
-        response.headers.set("Cache-Control", "no-store")
+        response.noStore()
         return response
     }
 
@@ -219,7 +217,7 @@ struct AuthorizeRoutes: Sendable {
             \(PageLayout.notice("This sign-in request has expired or was already used."))
             <p>Go back to the application and start signing in again.</p>
             """), status: .badRequest)
-        response.headers.set("Cache-Control", "no-store")
+        response.noStore()
         return response
     }
 
@@ -230,7 +228,7 @@ struct AuthorizeRoutes: Sendable {
                 \(PageLayout.notice(message))
                 <p>The application that sent you here is not set up correctly, so you were not sent back to it.</p>
                 """), status: .badRequest)
-            response.headers.set("Cache-Control", "no-store")
+            response.noStore()
             return response
         case .redirect(let error, let redirectURI, let state):
             return .redirect(to: authorization.errorRedirect(error, redirectURI: redirectURI, state: state))
@@ -242,37 +240,37 @@ struct AuthorizeRoutes: Sendable {
     private func decisionPage(_ step: AuthorizationService.ApprovalStep, _ request: AuthorizationRequest, pendingID: String,
                               web: WebSession) -> Response {
         let csrf = reader.token(for: web)
-        let email = h(web.user?.email ?? "")
-        let form = """
+        let email = web.user?.email ?? ""
+        let form: HTML = """
             <form method="post" action="/oauth/authorize/decision">
-            <input type="hidden" name="csrf_token" value="\(h(csrf))">
-            <input type="hidden" name="\(Self.requestField)" value="\(h(pendingID))">
+            <input type="hidden" name="csrf_token" value="\(csrf)">
+            <input type="hidden" name="\(Self.requestField)" value="\(pendingID)">
             <button type="submit" name="\(Self.decisionField)" value="allow">\(step == .confirm ? "Continue" : "Allow")</button>
             <button type="submit" name="\(Self.decisionField)" value="deny" class="secondary">\(step == .confirm ? "Cancel" : "Deny")</button>
             </form>
             """
         let title: String
-        let body: String
+        let body: HTML
         if step == .confirm {
             title = "Continue to \(request.client.name)?"
             body = """
-                <p>Continue to <strong>\(h(request.client.name))</strong> as <strong>\(email)</strong>?</p>
-                <p class="muted">Only continue if you just started signing in to \(h(request.client.name)) yourself. \
+                <p>Continue to <strong>\(request.client.name)</strong> as <strong>\(email)</strong>?</p>
+                <p class="muted">Only continue if you just started signing in to \(request.client.name) yourself. \
                 Another app on this device could be pretending to be it.</p>
                 \(form)
                 """
         } else {
-            let scopes = request.scope.values.map { "<li>\(h(Self.describe(scope: $0)))</li>" }.joined()
+            let scopes = request.scope.values.map { scope -> HTML in "<li>\(Self.describe(scope: scope))</li>" }.joined()
             title = "Allow \(request.client.name)?"
             body = """
-                <p><strong>\(h(request.client.name))</strong> wants to use your Gatehouse account (\(email)) to:</p>
+                <p><strong>\(request.client.name)</strong> wants to use your Gatehouse account (\(email)) to:</p>
                 <ul id="scopes">\(scopes)</ul>
-                <p class="muted">It will be sent back to \(h(request.redirectURI)). You can withdraw access at any time from your account page.</p>
+                <p class="muted">It will be sent back to \(request.redirectURI). You can withdraw access at any time from your account page.</p>
                 \(form)
                 """
         }
         var response = Response.html(layout.render(title: title, body: body, signedIn: true, csrf: csrf))
-        response.headers.set("Cache-Control", "no-store")
+        response.noStore()
         return response
     }
 

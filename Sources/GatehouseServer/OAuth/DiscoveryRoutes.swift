@@ -42,7 +42,11 @@ struct DiscoveryRoutes: Sendable {
             "introspection_endpoint_auth_methods_supported": strings(["client_secret_basic", "client_secret_post"]),
             "code_challenge_methods_supported": strings(["S256"]),
             "claims_supported": strings(["sub", "iss", "aud", "exp", "iat", "auth_time", "nonce", "at_hash", "amr", "azp",
-                                         "email", "email_verified", "name", "preferred_username", "updated_at"]),
+                                         "email", "email_verified", "name", "preferred_username", "updated_at", "sid",
+                                         "external_id"]),
+            // OpenID Connect Back-Channel Logout 1.0 §2.1: logout tokens carry `sid` (and ID tokens do too).
+            "backchannel_logout_supported": .bool(true),
+            "backchannel_logout_session_supported": .bool(true),
             "prompt_values_supported": strings(["none", "login", "consent"]),
             "authorization_response_iss_parameter_supported": .bool(true),
             "claims_parameter_supported": .bool(false),

@@ -79,10 +79,10 @@ struct TokenRoutes: Sendable {
     /// The access token from `Authorization: Bearer` or, for POST, the `access_token` form field (RFC 6750).
     private func bearerToken(_ request: Request) throws(OAuthError) -> String {
         if let header = request.headers["Authorization"] {
-            guard header.count > 7, header.prefix(7).lowercased() == "bearer " else {
+            guard let token = HTTPWhitespace.credentials(header, scheme: "bearer") else {
                 throw OAuthError(.invalidToken, "Use Authorization: Bearer <access token>.")
             }
-            return String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)
+            return String(token)
         }
         if request.method == .post, request.mediaType == "application/x-www-form-urlencoded",
            let token = try OAuthResponses.singleValuedForm(request)["access_token"] {

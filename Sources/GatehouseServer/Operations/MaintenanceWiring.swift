@@ -11,7 +11,7 @@ extension GatehouseApp {
         let counter = maintenancePurged
         let databaseErrors = databaseErrors
         return MaintenanceService(database: services.database, settings: configuration.maintenance, clock: services.clock,
-            jobs: [providerRevocations.job],
+            jobs: [providerRevocations.job, outbound.job],
             onReport: { report in
                 for job in report.jobs where job.done > 0 {
                     log.info("maintenance job done", [("job", job.name), ("count", String(job.done))])

@@ -12,10 +12,10 @@ struct PageErrorRenderer {
         }
         var response = Response.html(layout.render(title: error.status.reasonPhrase, body: """
             \(PageLayout.notice(error.publicMessage))
-            <p><a href="/">Back to Gatehouse</a></p><p class="muted">Request \(h(request.requestID))</p>
+            <p><a href="/">Back to Gatehouse</a></p><p class="muted">Request \(request.requestID)</p>
             """), status: error.status)
         for (name, value) in error.headers { response.headers.set(name, value) }
-        response.headers.set("Cache-Control", "no-store")
+        response.noStore()
         return response
     }
 
@@ -42,7 +42,7 @@ struct PageErrorRenderer {
         var response = Response.json(["error": code, "error_description": error.publicMessage, "request_id": request.requestID],
                                      status: error.status)
         for (name, value) in error.headers { response.headers.set(name, value) }
-        response.headers.set("Cache-Control", "no-store")
+        response.noStore()
         return response
     }
 }

@@ -26,6 +26,19 @@ struct ProviderFlowStore: Sendable {
         /// The client the refresh token was issued to (native Apple: the app's bundle id); nil for the
         /// provider's configured web client.
         var tokenClientID: String?
+
+        /// What the provider proved, for the account rules.
+        var identity: VerifiedExternalIdentity {
+            VerifiedExternalIdentity(provider: provider, subject: subject, email: email, emailVerified: emailVerified,
+                                     isPrivateRelay: isPrivateRelay, name: name, sealedRefreshToken: sealedRefreshToken,
+                                     tokenClientID: tokenClientID)
+        }
+
+        /// The account a link flow adds this identity to (nil for a sign-in).
+        var linkUserId: String? {
+            if case .link(let userId) = flow.intent { return userId }
+            return nil
+        }
     }
 
     let store: any FlowStateStore
@@ -69,7 +82,7 @@ struct ProviderFlowStore: Sendable {
 
     /// Associated data for a sealed provider token: binds it to its identity, so it cannot be moved to another row.
     static func tokenLabel(_ profile: ExternalProfile) -> String { tokenLabel(provider: profile.provider, subject: profile.subject) }
-    static func tokenLabel(provider: String, subject: String) -> String { "provider-token:\(provider):\(subject)" }
+    static func tokenLabel(provider: String, subject: String) -> String { ProviderTokenSealing.label(provider: provider, subject: subject) }
 
     static func hash(_ value: String) -> TokenHash { TokenHash(SHA256.hash(value)) }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import GatehouseHTTP
 import GatehouseIdentity
 import GatehouseStore
 
@@ -8,46 +9,46 @@ struct ProviderPages: Sendable {
     /// (id, label) per enabled provider, in button order.
     let buttons: [(id: String, label: String)]
     let database: (any GatehouseDatabase)?
-    let revocations: ProviderRevocationQueue?
+    let revocations: ProviderTokenRevocations?
 
     static let none = ProviderPages(buttons: [], database: nil, revocations: nil)
 
     func label(_ provider: String) -> String { buttons.first { $0.id == provider }?.label ?? provider }
 
     /// One plain POST form per provider (no JavaScript), carrying the CSRF token and `return_to`.
-    func signInButtons(csrf: String, returnTo: String?) -> String {
-        guard !buttons.isEmpty else { return "" }
-        let forms = buttons.map { button in
+    func signInButtons(csrf: String, returnTo: String?) -> HTML {
+        guard !buttons.isEmpty else { return .empty }
+        let forms = buttons.map { button -> HTML in
             """
-            <form method="post" action="/auth/\(h(button.id))" class="provider"><input type="hidden" name="csrf_token" value="\(h(csrf))">\
-            \(returnTo.map { #"<input type="hidden" name="return_to" value="\#(h($0))">"# } ?? "")\
-            <button type="submit" class="secondary">Sign in with \(h(button.label))</button></form>
+            <form method="post" action="/auth/\(button.id)" class="provider"><input type="hidden" name="csrf_token" value="\(csrf)">\
+            \(returnTo.map { PageLayout.hidden("return_to", $0) } ?? .empty)\
+            <button type="submit" class="secondary">Sign in with \(button.label)</button></form>
             """
         }
         return #"<div id="providers"><p class="muted">or</p>"# + forms.joined(separator: "\n") + "</div>"
     }
 
     /// The list items of "Sign-in methods" and the link forms for providers not linked yet.
-    func methods(user: User, csrf: String) async throws -> (items: String, linkForms: String) {
+    func methods(user: User, csrf: String) async throws -> (items: HTML, linkForms: HTML) {
         let identities = try await database?.externalIdentities.list(userId: user.id) ?? []
         let count = identities.count + (user.passwordHash != nil ? 1 : 0)
-        var items = user.passwordHash != nil ? "<li>Password</li>" : ""
-        let token = #"<input type="hidden" name="csrf_token" value="\#(h(csrf))">"#
+        var items: HTML = user.passwordHash != nil ? "<li>Password</li>" : .empty
+        let token = PageLayout.hidden("csrf_token", csrf)
         for identity in identities {
-            let detail = identity.email.map { " · " + h($0) } ?? ""
+            let detail: HTML = identity.email.map { " · \($0)" } ?? .empty
             // The last way in cannot be removed: the user would lock themselves out.
-            let unlink = count > 1 ? """
+            let unlink: HTML = count > 1 ? """
                 <form method="post" action="/account/identities/unlink" class="inline">\(token)\
-                <input type="hidden" name="provider" value="\(h(identity.provider))"><input type="hidden" name="subject" value="\(h(identity.subject))">\
+                <input type="hidden" name="provider" value="\(identity.provider)"><input type="hidden" name="subject" value="\(identity.subject)">\
                 <button type="submit" class="link">Remove</button></form>
-                """ : ""
-            items += "<li data-provider=\"\(h(identity.provider))\">\(h(label(identity.provider)))<span class=\"muted\">\(detail)</span> \(unlink)</li>"
+                """ : .empty
+            items += "<li data-provider=\"\(identity.provider)\">\(label(identity.provider))<span class=\"muted\">\(detail)</span> \(unlink)</li>"
         }
         let linked = Set(identities.map(\.provider))
-        let forms = buttons.filter { !linked.contains($0.id) }.map { button in
+        let forms = buttons.filter { !linked.contains($0.id) }.map { button -> HTML in
             """
-            <form method="post" action="/auth/\(h(button.id))/link" class="provider">\(token)\
-            <button type="submit" class="secondary">Link \(h(button.label))</button></form>
+            <form method="post" action="/auth/\(button.id)/link" class="provider">\(token)\
+            <button type="submit" class="secondary">Link \(button.label)</button></form>
             """
         }.joined(separator: "\n")
         return (items, forms)

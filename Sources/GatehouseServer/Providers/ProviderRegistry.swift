@@ -1,5 +1,4 @@
 import Foundation
-import GatehouseProviderSimulator
 import GatehouseProviders
 
 /// The enabled providers, built once from configuration (and, in demo mode, wired to the mounted simulator).
@@ -9,7 +8,7 @@ public struct ProviderRegistry: Sendable {
     /// Apple, when enabled (notifications and revocation need it by type).
     public let apple: AppleProvider?
     /// The mounted simulator in demo mode.
-    public let simulator: ProviderSimulator?
+    public let simulator: (any MountedDemoProviders)?
     /// Labels say "(simulated)" in demo mode.
     public let simulated: Bool
 
@@ -17,7 +16,7 @@ public struct ProviderRegistry: Sendable {
 
     /// Builds the providers. Misconfigured ones (a bad Apple key) are skipped and reported to `report`,
     /// so one broken provider does not keep the server from starting.
-    static func build(configuration: GatehouseConfiguration, transport: any ProviderTransport, simulator: ProviderSimulator?,
+    static func build(configuration: GatehouseConfiguration, transport: any ProviderTransport, simulator: (any MountedDemoProviders)?,
                       clock: @escaping @Sendable () -> Date, report: (String) -> Void) -> ProviderRegistry {
         let settings = configuration.providers
         var list: [any SignInProvider] = []

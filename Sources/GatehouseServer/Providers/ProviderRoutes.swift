@@ -19,9 +19,9 @@ import GatehouseStore
 struct ProviderRoutes: Sendable {
     let registry: ProviderRegistry
     let flows: ProviderFlowStore
-    let linker: ProviderAccountLinker
+    let linker: ExternalIdentityService
     let pages: AccountPages
-    let revocations: ProviderRevocationQueue
+    let revocations: ProviderTokenRevocations
     /// Completion per platform; the native hand-off adds `.native`.
     var completions: [ProviderFlow.Platform: any ProviderCompletion]
     /// The public URL without a trailing slash (redirect URIs are built from it).
@@ -53,9 +53,7 @@ struct ProviderRoutes: Sendable {
     // MARK: Start
 
     func start(_ provider: any SignInProvider, _ request: Request, link: Bool) async throws -> Response {
-        let form = try request.form()
-        let web = try await reader.read(request)
-        try reader.requireCSRF(form, web)
+        let (form, web) = try await reader.postedForm(request)
         let platform = try form["platform"].map { raw throws(HTTPError) in
             guard let parsed = ProviderFlow.Platform(rawValue: raw) else { throw HTTPError(.badRequest, "platform must be web or native.") }
             return parsed
@@ -147,7 +145,8 @@ struct ProviderRoutes: Sendable {
         // (spent at the start) stands for it.
         var signedInUserId = web.user?.id
         if ticket.flow.platform == .native, case .link(let userId) = ticket.flow.intent { signedInUserId = userId }
-        switch try await linker.resolve(ticket, signedInUserId: signedInUserId, context: request.clientContext) {
+        switch try await linker.resolve(ticket.identity, linkTo: ticket.linkUserId, signedInUserId: signedInUserId,
+                                        context: request.clientContext) {
         case .signIn(let user, _):
             await pages.audit.record(.signInSucceeded, userId: user.id, context: request.clientContext, details: ["method": provider.id])
             guard let completion = completions[ticket.flow.platform] else { throw HTTPError(.badRequest, "This sign-in cannot be completed here.") }
@@ -157,7 +156,9 @@ struct ProviderRoutes: Sendable {
                 return try await completion.complete(user: user, ticket: ticket, request: request, web: web)
             }
             return .redirect(to: "/account?notice=identity-linked")
-        case .refused(let message, let reason, let userId, let email):
+        case .refused(let refusal, let userId, let email):
+            let message = refusal.message(label: pages.providers.label(provider.id), email: email)
+            let reason = refusal.reason
             await pages.audit.record(.providerSignInFailed, userId: userId, context: request.clientContext,
                                      details: ["provider": provider.id, "reason": reason])
             // From the app, the answer goes back to the app (the system browser closes), not to a page there.
@@ -166,15 +167,14 @@ struct ProviderRoutes: Sendable {
                 return response
             }
             return pages.signInPage(web: web, email: email ?? "", returnTo: ticket.flow.returnTo, error: message,
-                                    status: reason == "account_exists" ? .conflict : .badRequest)
+                                    status: refusal.status == .conflict ? .conflict : .badRequest)
         }
     }
 
     // MARK: Unlink
 
     func unlink(_ request: Request) async throws -> Response {
-        let (web, active) = try await pages.signedInForm(request)
-        let form = try request.form()
+        let (form, web, active) = try await reader.signedInForm(request)
         let database = pages.database
         let identities = try await database.externalIdentities.list(userId: active.user.id)
         guard let identity = identities.first(where: { $0.provider == form["provider"] && $0.subject == form["subject"] }) else {

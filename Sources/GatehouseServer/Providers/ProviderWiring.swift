@@ -2,8 +2,8 @@ import Foundation
 import GatehouseCrypto
 import GatehouseHTTP
 import GatehouseIdentity
-import GatehouseProviderSimulator
 import GatehouseProviders
+import GatehouseStore
 
 /// Builds the provider side of the app from configuration: the transport (URLSession, the mounted
 /// simulator in demo mode, a time limit around both), the registry, the page parts and the routes.
@@ -13,52 +13,63 @@ struct ProviderWiring: Sendable {
 
     let registry: ProviderRegistry
     let pages: ProviderPages
-    let revocations: ProviderRevocationQueue
+    let revocations: ProviderTokenRevocations
     let flows: ProviderFlowStore
     let configuration: ProvidersConfiguration
 
     /// Demo mode fills in the simulated providers before anything else reads the configuration.
-    static func prepareDemo(_ configuration: inout GatehouseConfiguration, clock: IdentityClock, log: ServerLog) -> ProviderSimulator? {
+    static func prepareDemo(_ configuration: inout GatehouseConfiguration, providers: (any DemoProviders)?, clock: IdentityClock,
+                            log: ServerLog) -> (any MountedDemoProviders)? {
         guard configuration.demo else { return nil }
-        do { return try DemoProviders.setUp(&configuration, clock: clock.now) } catch {
+        guard let providers else {
+            log.info("demo mode without simulated providers (this build does not compose them in)", [])
+            return nil
+        }
+        do { return try providers.setUp(&configuration, clock: clock.now) } catch {
             log.error("provider simulator not started", [("error", String(describing: error))])
             return nil
         }
     }
 
-    init(configuration: GatehouseConfiguration, services: IdentityServices, secrets: ServerSecrets, simulator: ProviderSimulator?,
+    /// The store, clock and audit trail the provider rules write with (shared with the identity services).
+    let database: any GatehouseDatabase
+    let clock: IdentityClock
+    let audit: AuditTrail
+
+    init(configuration: GatehouseConfiguration, database: any GatehouseDatabase, clock: IdentityClock, audit: AuditTrail,
+         secrets: ServerSecrets, simulator: (any MountedDemoProviders)?,
          wrapTransport: TransportWrapper?, log: ServerLog) {
         var transport: any ProviderTransport = URLSessionProviderTransport(timeoutSeconds: configuration.providers.timeoutSeconds)
         if let simulator {
-            transport = InProcessProviderTransport(base: simulator.configuration.baseURL,
+            transport = InProcessProviderTransport(base: simulator.baseURL,
                                                    pipeline: RequestPipeline(router: simulator.makeRouter(), middleware: [BasePathMiddleware(configuration.basePath)]),
                                                    fallback: transport)
         }
         if let wrapTransport { transport = wrapTransport(transport) }
         transport = TimeLimitedTransport(transport, timeout: .seconds(configuration.providers.timeoutSeconds))
         registry = ProviderRegistry.build(configuration: configuration, transport: transport, simulator: simulator,
-                                          clock: services.clock.now, report: { log.error("provider configuration", [("problem", $0)]) })
+                                          clock: clock.now, report: { log.error("provider configuration", [("problem", $0)]) })
         // A key of its own for sealing provider tokens: independent of every other derived key.
         let sealing = try! KeyEncryptionKey(bytes: secrets.derivedKey("provider-tokens"))
-        revocations = ProviderRevocationQueue(database: services.database, registry: registry, sealing: sealing, clock: services.clock,
-                                              audit: services.audit)
-        flows = ProviderFlowStore(store: services.database.flowStates, clock: services.clock, sealing: sealing)
+        revocations = ProviderTokenRevocations(database: database, revoker: RegistryTokenRevoker(registry: registry),
+                                               sealing: sealing, clock: clock, audit: audit)
+        flows = ProviderFlowStore(store: database.flowStates, clock: clock, sealing: sealing)
         let simulated = simulator != nil
         pages = ProviderPages(buttons: registry.providers.map { ($0.id, $0.displayName + (simulated ? " (simulated)" : "")) },
-                              database: services.database, revocations: revocations)
+                              database: database, revocations: revocations)
         self.configuration = configuration.providers
+        self.database = database; self.clock = clock; self.audit = audit
     }
 
     /// The account rules for provider identities, shared by the web flow and native Sign in with Apple.
-    func makeLinker(services: IdentityServices) -> ProviderAccountLinker {
+    func makeLinker() -> ExternalIdentityService {
         let providers = configuration
-        return ProviderAccountLinker(database: services.database, clock: services.clock, audit: services.audit,
-                                     linkVerifiedEmails: providers.linkVerifiedEmails, trustsEmail: { providers.trustsEmail(of: $0) },
-                                     displayName: { [pages] in pages.label($0) })
+        return ExternalIdentityService(database: database, clock: clock, audit: audit,
+                                       linkVerifiedEmails: providers.linkVerifiedEmails, trustsEmail: { providers.trustsEmail(of: $0) })
     }
 
     func routes(accountPages: AccountPages, services: IdentityServices, publicBase: String, layout: PageLayout) -> ProviderRoutes {
-        ProviderRoutes(registry: registry, flows: flows, linker: makeLinker(services: services), pages: accountPages, revocations: revocations,
+        ProviderRoutes(registry: registry, flows: flows, linker: makeLinker(), pages: accountPages, revocations: revocations,
                        completions: [.web: WebSignInCompletion(sessions: services.sessions, cookies: services.webSessions.cookies),
                                      .native: NativeHandoffCompletion(apps: NativeAppDirectory(registry: services.tokens.registry),
                                                                       handoffs: services.handoffs, confirmations: services.handoffConfirmations,
@@ -77,9 +88,9 @@ struct ProviderWiring: Sendable {
         let providers = configuration
         routes(accountPages: accountPages, services: services, publicBase: publicBase, layout: layout).register(into: &router)
         if let apple = registry.apple {
-            AppleNotificationRoutes(apple: apple, database: services.database, sessions: services.sessions, accounts: services.accounts,
-                                    audit: services.audit, clock: services.clock, accountDeletion: providers.appleAccountDeletion)
-                .register(into: &router)
+            let events = AppleAccountEvents(database: services.database, sessions: services.sessions, accounts: services.accounts,
+                                            audit: services.audit, clock: services.clock, accountDeletion: providers.appleAccountDeletion)
+            AppleNotificationRoutes(apple: apple, events: events, audit: services.audit).register(into: &router)
         }
     }
 }

@@ -1,10 +1,11 @@
 import Foundation
+import GatehouseIdentity
 import GatehouseProviders
 
 /// Which upstream sign-in providers are enabled and how (the `providers` section of the config file).
 public struct ProvidersConfiguration: Sendable {
     /// What Apple's `account-delete` notification does to the Gatehouse account.
-    public enum AppleAccountDeletion: String, Sendable { case delete, disable }
+    public typealias AppleAccountDeletion = AppleAccountEvents.AccountDeletion
 
     public var apple: AppleSettings?
     public var appleAccountDeletion: AppleAccountDeletion = .delete

@@ -43,6 +43,30 @@ struct WebSessionReader: Sendable {
     }
 }
 
+extension WebSessionReader {
+    /// The start of every page POST, in one place: the form parsed, the session read, the CSRF token checked.
+    func postedForm(_ request: Request) async throws -> (form: URLEncodedForm, web: WebSession) {
+        let form = try request.form()
+        let web = try await read(request)
+        try requireCSRF(form, web)
+        return (form, web)
+    }
+
+    /// ``postedForm(_:)`` for a signed-in user: 401 when the session has ended.
+    func signedInForm(_ request: Request) async throws -> (form: URLEncodedForm, web: WebSession, active: ActiveSession) {
+        let form = try request.form()
+        let web = try await read(request)
+        guard let active = web.active else { throw HTTPError(.unauthorized, "Your session has ended. Sign in again.") }
+        try requireCSRF(form, web)
+        return (form, web, active)
+    }
+}
+
+extension Response {
+    /// Never stored by a browser or a proxy: pages that carry CSRF tokens, personal data or one-time links.
+    mutating func noStore() { headers.set("Cache-Control", "no-store") }
+}
+
 extension Request {
     var clientContext: ClientContext { ClientContext(ip: remoteAddress, userAgent: headers["User-Agent"]) }
 }

@@ -65,9 +65,16 @@ public protocol GatehouseDatabase: Sendable {
     var userImports: any UserImportStore { get }
     /// Account search for administrators (the admin API).
     var userSearch: any UserSearchStore { get }
+    /// Webhooks and back-channel logout tokens still to be delivered (the durable outbound queue).
+    var outboundDeliveries: any OutboundDeliveryStore { get }
+    /// One-round-trip reads for the hottest requests (session cookie, Bearer token).
+    var hotReads: any HotReadStore { get }
 }
 
 extension GatehouseDatabase {
+    /// The per-aggregate stores composed; backends answer each in one statement instead.
+    public var hotReads: any HotReadStore { ComposedHotReads(database: self) }
+
     /// Throws unless the database is at exactly the schema this build was written for; call at
     /// server start so a server never runs against an unmigrated or newer database.
     public func requireCurrentSchema() async throws {

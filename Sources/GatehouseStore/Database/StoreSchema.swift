@@ -32,6 +32,8 @@ public enum StoreSchema {
         Version(number: 17, name: "provider_events"),
         Version(number: 18, name: "audit_log_search"),
         Version(number: 19, name: "users_external_id"),
+        Version(number: 20, name: "outbound_deliveries"),
+        Version(number: 21, name: "refresh_tokens_by_user_created"),
     ]
 
     /// The version this build expects after `migrate()`.

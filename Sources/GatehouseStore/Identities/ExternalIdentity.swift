@@ -42,6 +42,9 @@ public enum IdentityUnlinkOutcome: Sendable, Equatable {
 public protocol ExternalIdentityStore: Sendable {
     /// `.conflict` when (provider, subject) is linked already; `.notFound` when the user does not exist.
     func create(_ identity: ExternalIdentity) async throws
+    /// Creates `user` and its first sign-in method `identity` (whose `userId` is `user.id`) in one
+    /// transaction: `.conflict` when the email or (provider, subject) is taken, and then neither is written.
+    func createUser(_ user: User, withIdentity identity: ExternalIdentity) async throws
     func find(provider: String, subject: String) async throws -> ExternalIdentity?
     /// A user's linked identities, ordered by provider then subject.
     func list(userId: String) async throws -> [ExternalIdentity]

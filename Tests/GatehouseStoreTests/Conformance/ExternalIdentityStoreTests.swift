@@ -41,6 +41,31 @@ struct ExternalIdentityStoreTests {
         }
     }
 
+    /// Issue #18 item 2: a new account and its first sign-in method are one transaction, so a lost race
+    /// (the email or the identity taken meanwhile) leaves neither half behind.
+    @Test(arguments: StoreBackends.all)
+    func createUserWithIdentityIsAtomic(_ backend: StoreBackend) async throws {
+        try await withDatabase(backend) { db in
+            let user = User.fixture("u1")
+            try await db.externalIdentities.createUser(user, withIdentity: Self.identity("apple", "s"))
+            #expect(try await db.users.find(id: "u1") == user)
+            #expect(try await db.externalIdentities.list(userId: "u1") == [Self.identity("apple", "s")])
+            // The identity is taken: the second user is not created either.
+            let second = User.fixture("u2")
+            await expectStoreError(.conflict) {
+                try await db.externalIdentities.createUser(second, withIdentity: Self.identity("apple", "s", userId: "u2"))
+            }
+            #expect(try await db.users.find(id: "u2") == nil)
+            // The email is taken: the identity is not created.
+            let sameEmail = User.fixture("u3", email: user.email)
+            await expectStoreError(.conflict) {
+                try await db.externalIdentities.createUser(sameEmail, withIdentity: Self.identity("google", "g", userId: "u3"))
+            }
+            #expect(try await db.externalIdentities.find(provider: "google", subject: "g") == nil)
+            #expect(try await db.users.find(id: "u3") == nil)
+        }
+    }
+
     @Test(arguments: StoreBackends.all)
     func updateAndDelete(_ backend: StoreBackend) async throws {
         try await withDatabase(backend) { db in

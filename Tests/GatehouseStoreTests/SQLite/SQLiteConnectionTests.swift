@@ -12,12 +12,31 @@ struct SQLiteConnectionTests {
         #expect(try await db.pragma("journal_mode") == "wal")
         #expect(try await db.pragma("journal_mode", onReader: true) == "wal")
         #expect(try await db.pragma("foreign_keys") == "1")
-        #expect(try await db.pragma("synchronous") == "1")  // NORMAL
+        #expect(try await db.pragma("synchronous") == "2")  // FULL: acknowledged writes survive a power loss
+        #expect(try await db.pragma("synchronous", onReader: true) == "2")
+        #expect(try await db.pragma("journal_size_limit") == "16777216")
         #expect(try await db.pragma("busy_timeout") == "5000")
         #expect(try await db.pragma("query_only", onReader: true) == "1")
         #expect(try await db.pragma("query_only") == "0")
         await expectStoreError(.invalidArgument) { _ = try await db.pragma("journal_mode=DELETE") }
         await db.close()
+    }
+
+    @Test func synchronousModeComesFromTheURL() async throws {
+        let folder = TemporaryFolder.make()
+        defer { folder.remove() }
+        let normal = try await SQLiteDatabase.open(url: "sqlite://" + folder.appending("n.sqlite") + "?synchronous=normal")
+        #expect(try await normal.pragma("synchronous") == "1")
+        await normal.close()
+        let full = try await SQLiteDatabase.open(url: "sqlite://" + folder.appending("f.sqlite") + "?synchronous=FULL")
+        #expect(try await full.pragma("synchronous") == "2")
+        await full.close()
+        await expectStoreError(.invalidConfiguration) {
+            _ = try await SQLiteDatabase.open(url: "sqlite://" + folder.appending("x.sqlite") + "?synchronous=off")
+        }
+        await expectStoreError(.invalidConfiguration) {
+            _ = try await SQLiteDatabase.open(url: "sqlite://" + folder.appending("x.sqlite") + "?cache=shared")
+        }
     }
 
     @Test func dataSurvivesReopen() async throws {

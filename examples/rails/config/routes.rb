@@ -7,4 +7,7 @@ Rails.application.routes.draw do
   # OmniAuth answers POST /login/gatehouse itself; these are the callback and the failure page.
   match "login/:provider/callback", to: "sessions#create", via: %i[get post]
   get "login/failure", to: "sessions#failure"
+  # Gatehouse tells the app (docs/events.md): OpenID Connect back-channel logout and signed webhooks.
+  post "gatehouse/backchannel-logout", to: "gatehouse_events#backchannel_logout"
+  post "gatehouse/webhooks", to: "gatehouse_events#webhook"
 end

@@ -226,6 +226,9 @@ class SignInWithOAuthComponent:
         self.https_callback = https_callback
         self.on_callback = on_callback
         self.act = act   # optional callable(session) run once the system browser is showing (tests play the user)
+        # optional callable(callback_url) run before the redeem is loaded (tests hold the app back, e.g. until
+        # the hand-off token has expired)
+        self.before_redeem = None
         self.sessions = []
 
     def on_receive(self, message, context):
@@ -262,6 +265,8 @@ class SignInWithOAuthComponent:
                                           "data": {"error": query.get("error", "invalid_callback"),
                                                    "error_description": query.get("error_description", "")}})
             return
+        if self.before_redeem:
+            self.before_redeem(callback)
         page = context.web_view.url
         redeem = urllib.parse.urljoin(page, message["data"]["redeemPath"])
         redeem += ("&" if "?" in redeem else "?") + urllib.parse.urlencode({"token": query["token"]})

@@ -67,10 +67,12 @@ class Navigator:
                 self.modal_presented = True
                 self.events.record("modal_presented", url=url)
             self.app.modal_session.visit(url, options)
+            self.app.modal_session.visitable_will_appear()
         else:
             if self.modal_presented:
                 self.dismiss_modal()
             self.app.main_session.visit(url, options)
+            self.app.main_session.visitable_will_appear()
 
     def pop(self, session):
         if self.modal_presented and (session is None or session is self.app.modal_session):

@@ -187,6 +187,15 @@ class Session:
         self.initialized = False
         self.visit(target.location)
 
+    def visitable_will_appear(self):
+        """VisitableDelegate.visitableViewWillAppear for the screen the Navigator just showed for a route:
+        "navigating forward — complete navigation early" (Session.completeNavigationForCurrentVisit), so the
+        new visit is the topmost one at once, and a `pageInvalidated` during it reloads the new screen's
+        location, not the previous screen's."""
+        visit, topmost = self.current_visit, self.topmost_visit
+        if visit is not None and topmost is not None and visit is not topmost and visit.state == "started":
+            self.topmost_visit = visit
+
     def visit_did_initialize_web_view(self, visit):
         self.initialized = True
         # Navigator.sessionDidLoadWebView: the Session becomes the navigation delegate.

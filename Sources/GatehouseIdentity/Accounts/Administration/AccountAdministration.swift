@@ -9,6 +9,9 @@ public struct AccountAdministration: Sendable {
     let sessions: SessionService
     let audit: AuditTrail
     let clock: IdentityClock
+    /// Queues the revocation of provider tokens (Apple's) that an unlink or a deletion leaves behind;
+    /// the server sets it to its provider revocation queue (nil: no provider revokes).
+    public var providerTokens: ProviderTokenRevocations?
 
     public init(database: any GatehouseDatabase, accounts: AccountService, sessions: SessionService, audit: AuditTrail,
                 clock: IdentityClock) {
@@ -78,7 +81,10 @@ public struct AccountAdministration: Sendable {
 
     /// Deletes an account, its sessions and sign-in methods (the audit log stays).
     public func delete(id: String) async throws {
+        // Sealed before the rows go (the tokens live in them), queued only once the delete happened.
+        let pending = try providerTokens?.prepare(try await database.externalIdentities.list(userId: id)) ?? []
         try await accounts.deleteAccount(userId: id, password: nil, recentlyAuthenticated: true, context: .unknown)
+        await providerTokens?.enqueue(pending, userId: id, context: .unknown)
     }
 
     public func sessions(of id: String) async throws -> [Session] {
@@ -106,15 +112,24 @@ public struct AccountAdministration: Sendable {
         return try await database.externalIdentities.list(userId: id)
     }
 
-    /// Unlinks a provider identity from the account; false when it is not linked to it.
+    /// Unlinks a provider identity from the account; false when it is not linked to it. Refuses
+    /// (``AccountError/lastSignInMethod``) to remove the account's only way in, decided by the store in the
+    /// same step as the delete so two racing unlinks cannot both pass; queues the revocation of the
+    /// identity's provider token (Apple) once it is gone.
     public func unlink(userId: String, provider: String, subject: String, by actor: String) async throws -> Bool {
         guard let identity = try await database.externalIdentities.find(provider: provider, subject: subject),
               identity.userId == userId else { return false }
-        let removed = try await database.externalIdentities.delete(provider: provider, subject: subject)
-        if removed {
+        let pending = (try? providerTokens?.prepare([identity])) ?? []
+        switch try await database.externalIdentities.deleteUnlessLastMethod(provider: provider, subject: subject, userId: userId) {
+        case .deleted:
             await audit.record(.identityUnlinked, userId: userId, context: .unknown, details: ["provider": provider, "by": actor])
+            await providerTokens?.enqueue(pending, userId: userId, context: .unknown)
+            return true
+        case .lastMethod:
+            throw AccountError.lastSignInMethod
+        case .notFound:
+            return false
         }
-        return removed
     }
 
     /// An account's audit entries, newest first, optionally only of one event type.

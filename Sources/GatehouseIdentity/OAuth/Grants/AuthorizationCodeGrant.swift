@@ -58,9 +58,11 @@ struct AuthorizationCodeGrant: Sendable {
             throw OAuthError.invalidGrant("The account is not available.")
         }
         let scope = Scope(parsing: code.scope) ?? Scope([])
-        let grant = TokenGrant(client: request.client, user: user, scope: scope, authTime: code.authTime,
+        var grant = TokenGrant(client: request.client, user: user, scope: scope, authTime: code.authTime,
                                authMethods: code.authMethods, nonce: code.nonce, familyId: code.issuedFamilyId ?? familyId,
                                issueRefreshToken: request.client.receivesRefreshToken(for: scope))
+        grant.sessionBound = true
+        grant.releasesExternalId = true
         let response = try await issuer.issue(grant).response
         // A replay that revoked the family before our refresh token was stored revoked nothing in the
         // store yet; its family marker is written first, so checking it now closes that window.

@@ -30,15 +30,21 @@ struct RefreshTokenGrant: Sendable {
             try await revocation.revokeFamily(stored.familyId)
             throw OAuthError.invalidGrant("The account is not available.")
         }
-        let grant = TokenGrant(client: request.client, user: user, scope: scope, authTime: stored.authTime,
+        var grant = TokenGrant(client: request.client, user: user, scope: scope, authTime: stored.authTime,
                                authMethods: stored.authMethods, familyId: stored.familyId, issueRefreshToken: true,
                                familyExpiresAt: stored.expiresAt)
-        let (response, replacement) = try await issuer.issue(grant, storeRefreshToken: false, refreshValue: issuer.successor(of: value))
-        guard let replacement else { throw OAuthError(.serverError, "No refresh token was minted.") }
+        // The family's sign-in time is its session's: password-grant families have no browser session, but
+        // their `sid` then names none either, so a logout never matches it.
+        grant.sessionBound = !stored.authMethods.isEmpty
+        // Claim first, sign after: the rotation (row lock, reuse detection, family revocation) decides
+        // before any signature is computed, so a reused, revoked or concurrently rotated token costs
+        // no signing work (issue #17). Everything that can fail (standing, keys) is checked before the claim.
+        let prepared = try await issuer.prepare(grant, refreshValue: issuer.successor(of: value))
+        guard let replacement = prepared.refreshRecord else { throw OAuthError(.serverError, "No refresh token was minted.") }
         switch try await refreshTokens.rotate(hash: hash, replacement: replacement, now: clock.now(),
                                               graceWindow: issuer.settings.refreshGraceWindow) {
         case .rotated:
-            return response
+            return try issuer.sign(prepared)
         case .reused(let token):
             try await revocation.revokeFamily(token.familyId)
             throw OAuthError.invalidGrant("The refresh token was already used; every token of this grant is now revoked.")

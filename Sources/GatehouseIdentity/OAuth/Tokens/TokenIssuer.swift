@@ -1,6 +1,7 @@
 import Foundation
 import GatehouseCrypto
 import GatehouseStore
+import Synchronization
 
 /// Who and what a set of tokens is for.
 public struct TokenGrant: Sendable {
@@ -16,12 +17,37 @@ public struct TokenGrant: Sendable {
     public var issueRefreshToken: Bool
     /// The family's end when refreshing (rotation never extends it); nil for a new family.
     public var familyExpiresAt: Date?
+    /// The tokens continue a browser sign-in (a code, or a refresh family started by one): the ID token
+    /// carries that session's `sid` (Back-Channel Logout 1.0 §2.1), derived from the user and `authTime`.
+    public var sessionBound = false
+    /// The ID token carries the user's `external_id` (sign-ins through the code flow; refreshes skip the
+    /// extra read on their hot path, and userinfo always has it).
+    public var releasesExternalId = false
 
     public init(client: OAuthClient, user: User?, scope: Scope, authTime: Date?, authMethods: [String], nonce: String? = nil,
                 familyId: String = RecordID.random(), issueRefreshToken: Bool, familyExpiresAt: Date? = nil) {
         self.client = client; self.user = user; self.scope = scope; self.authTime = authTime; self.authMethods = authMethods
         self.nonce = nonce; self.familyId = familyId; self.issueRefreshToken = issueRefreshToken; self.familyExpiresAt = familyExpiresAt
     }
+}
+
+/// Counts signatures (shared by copies of an issuer).
+final class SignatureTally: Sendable {
+    let count = Atomic<Int>(0)
+}
+
+/// An issue checked and keyed, not yet signed (``TokenIssuer/prepare(_:refreshValue:)``).
+struct PreparedIssue: Sendable {
+    let grant: TokenGrant
+    let now: Date
+    let key: GatehouseCrypto.SigningKey
+    /// The ID token's key, when the grant gets an ID token.
+    let idKey: GatehouseCrypto.SigningKey?
+    /// Claims the ID token adds to the standard ones (`sid`, `external_id`), read before the claim.
+    let idTokenExtra: [String: JSONValue]
+    let refreshValue: String?
+    /// The new refresh token's row (stored by the caller, or by `rotate`).
+    let refreshRecord: RefreshToken?
 }
 
 /// Mints access tokens (RFC 9068 JWTs, ES256), ID tokens (RS256, or the client's `id_token_signed_response_alg`)
@@ -35,6 +61,15 @@ public struct TokenIssuer: Sendable {
     let successorKey: [UInt8]
     /// Remembered consents: external sign-ins for third-party clients need one (no page to ask on).
     let consents: (any ConsentStore)?
+    private let signatures = SignatureTally()
+
+    /// JWTs this issuer has signed since it was made: the signing work done, for diagnostics and for
+    /// the tests that prove a refused refresh signs nothing.
+    public var signaturesMade: Int { signatures.count.load(ordering: .relaxed) }
+    /// Derives the `sid` claim of session-bound ID tokens; nil: no `sid`.
+    public var sids: SessionIdentifier?
+    /// The product's own ids of imported users (`users.external_id`), released as the `external_id` claim.
+    public var externalIds: (any UserImportStore)?
 
     /// `successorKey` must be the same in every process sharing the database (derive it from the server secret).
     public init(settings: OAuthSettings, keys: SigningKeyRing, refreshTokens: any RefreshTokenStore, clock: IdentityClock = .system,
@@ -55,6 +90,16 @@ public struct TokenIssuer: Sendable {
     /// `refreshValue` fixes the refresh token's value (rotation passes the derived successor).
     public func issue(_ grant: TokenGrant, storeRefreshToken: Bool = true, refreshValue fixedRefreshValue: String? = nil) async throws
         -> (response: TokenResponse, refresh: RefreshToken?) {
+        let prepared = try await prepare(grant, refreshValue: fixedRefreshValue)
+        if storeRefreshToken, let record = prepared.refreshRecord { try await refreshTokens.create(record) }
+        return (try sign(prepared), prepared.refreshRecord)
+    }
+
+    /// Everything of an issue that can fail or wait, before any signature: the account's standing, the
+    /// signing keys, and the new refresh token. Rotation claims the presented token between this and
+    /// ``sign(_:)``, so no signature is made for a token that turns out to be reused or already rotated,
+    /// and signing, which only computes, cannot fail for want of a key after the claim.
+    func prepare(_ grant: TokenGrant, refreshValue fixedRefreshValue: String? = nil) async throws -> PreparedIssue {
         // Every grant ends here: an account whose email is unproven (or that is disabled) gets no tokens
         // (issue #14 item 2, AccountStanding).
         if let user = grant.user {
@@ -62,28 +107,42 @@ public struct TokenIssuer: Sendable {
         }
         let now = clock.now()
         let key = try await keys.signingKey()
-        let accessToken = try accessTokenJWT(grant, key: key, now: now)
+        var idKey: GatehouseCrypto.SigningKey?
+        var extra: [String: JSONValue] = [:]
+        if grant.scope.contains(Scope.openID), let user = grant.user {
+            idKey = grant.client.idTokenSigningAlgorithm == key.algorithm
+                ? key : try await keys.signingKey(grant.client.idTokenSigningAlgorithm)
+            if grant.sessionBound, let sids, let authTime = grant.authTime {
+                extra["sid"] = .string(sids.sid(userId: user.id, signedInAt: authTime))
+            }
+            if grant.releasesExternalId, let externalId = try await externalIds?.externalId(userId: user.id) {
+                extra["external_id"] = .string(externalId)
+            }
+        }
         var refreshValue: String?
         var refreshRecord: RefreshToken?
         if grant.issueRefreshToken, let user = grant.user {
             let value = fixedRefreshValue ?? SecureRandom.token(byteCount: 32)
-            let record = RefreshToken(hash: TokenHash(SHA256.hash(value)), familyId: grant.familyId, clientId: grant.client.id,
-                                      userId: user.id, scope: grant.scope.description, authTime: grant.authTime ?? now,
-                                      authMethods: grant.authMethods, createdAt: now,
-                                      expiresAt: grant.familyExpiresAt ?? now.addingTimeInterval(settings.refreshTokenLifetime))
-            if storeRefreshToken { try await refreshTokens.create(record) }
+            refreshRecord = RefreshToken(hash: TokenHash(SHA256.hash(value)), familyId: grant.familyId, clientId: grant.client.id,
+                                         userId: user.id, scope: grant.scope.description, authTime: grant.authTime ?? now,
+                                         authMethods: grant.authMethods, createdAt: now,
+                                         expiresAt: grant.familyExpiresAt ?? now.addingTimeInterval(settings.refreshTokenLifetime))
             refreshValue = value
-            refreshRecord = record
         }
+        return PreparedIssue(grant: grant, now: now, key: key, idKey: idKey, idTokenExtra: extra, refreshValue: refreshValue, refreshRecord: refreshRecord)
+    }
+
+    /// Signs the access token (and the ID token when the scope has `openid`) of a prepared issue.
+    func sign(_ prepared: PreparedIssue) throws -> TokenResponse {
+        let grant = prepared.grant
+        let accessToken = try accessTokenJWT(grant, key: prepared.key, now: prepared.now)
         var idToken: String?
-        if grant.scope.contains(Scope.openID), let user = grant.user {
-            let idKey = grant.client.idTokenSigningAlgorithm == key.algorithm
-                ? key : try await keys.signingKey(grant.client.idTokenSigningAlgorithm)
-            idToken = try idTokenJWT(grant, user: user, accessToken: accessToken, key: idKey, now: now)
+        if let idKey = prepared.idKey, let user = grant.user {
+            idToken = try idTokenJWT(grant, user: user, accessToken: accessToken, key: idKey, now: prepared.now,
+                                     extra: prepared.idTokenExtra)
         }
-        let response = TokenResponse(accessToken: accessToken, expiresIn: Int(settings.accessTokenLifetime),
-                                     refreshToken: refreshValue, idToken: idToken, scope: grant.scope.description)
-        return (response, refreshRecord)
+        return TokenResponse(accessToken: accessToken, expiresIn: Int(settings.accessTokenLifetime),
+                             refreshToken: prepared.refreshValue, idToken: idToken, scope: grant.scope.description)
     }
 
     func accessTokenJWT(_ grant: TokenGrant, key: GatehouseCrypto.SigningKey, now: Date) throws -> String {
@@ -95,10 +154,12 @@ public struct TokenIssuer: Sendable {
             "jti": .string(RecordID.random()), "fid": .string(grant.familyId),
         ]
         if let authTime = grant.authTime { claims["auth_time"] = .integer(Int64(authTime.timeIntervalSince1970)) }
+        signatures.count.add(1, ordering: .relaxed)
         return try JWTSigner.sign(claims, with: key, type: "at+jwt")
     }
 
-    func idTokenJWT(_ grant: TokenGrant, user: User, accessToken: String, key: GatehouseCrypto.SigningKey, now: Date) throws -> String {
+    func idTokenJWT(_ grant: TokenGrant, user: User, accessToken: String, key: GatehouseCrypto.SigningKey, now: Date,
+                    extra: [String: JSONValue] = [:]) throws -> String {
         var claims: [String: JSONValue] = [
             "iss": .string(settings.issuer), "sub": .string(user.id), "aud": .string(grant.client.id),
             "azp": .string(grant.client.id), "iat": .integer(Int64(now.timeIntervalSince1970)),
@@ -109,6 +170,8 @@ public struct TokenIssuer: Sendable {
         ]
         if let nonce = grant.nonce { claims["nonce"] = .string(nonce) }
         claims.merge(UserClaims.claims(for: user, scope: grant.scope)) { _, new in new }
+        claims.merge(extra) { _, new in new }
+        signatures.count.add(1, ordering: .relaxed)
         return try JWTSigner.sign(claims, with: key, type: "JWT")
     }
 

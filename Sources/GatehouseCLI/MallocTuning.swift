@@ -1,0 +1,28 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// glibc malloc settings for a long-running server on few cores (issue 17: RSS after a benchmark run).
+///
+/// glibc gives threads that contend for the heap their own arenas, up to eight per core, and memory freed
+/// into one arena is not reused by threads on another: requests hop between the I/O threads, the Swift
+/// pool and the database queues, so freed blocks scatter across a dozen arenas and RSS keeps growing with
+/// traffic. Two arenas keep contention low on the two I/O threads while freed memory gets reused.
+/// `MALLOC_ARENA_MAX` in the environment still wins (glibc reads it first; we leave it alone then).
+///
+/// The mmap threshold is left dynamic on purpose: pinned low, every Argon2id hash maps and faults in its
+/// 19 MiB afresh — 24 ms per hash on this machine against 2 ms from a reused heap — so sign-in keeps its
+/// hash memory resident after a burst (RSS after the sign-in benchmark ~80 MB) instead.
+enum MallocTuning {
+    /// `M_ARENA_MAX` from glibc's <malloc.h>, which the Glibc module does not export (nor `mallopt`).
+    private static let arenaMaxOption: Int32 = -8
+
+    static func apply(environment: [String: String]) {
+        #if canImport(Glibc)
+        guard environment["MALLOC_ARENA_MAX"] == nil,
+              let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "mallopt") else { return }
+        typealias Mallopt = @convention(c) (Int32, Int32) -> Int32
+        _ = unsafeBitCast(symbol, to: Mallopt.self)(arenaMaxOption, 2)
+        #endif
+    }
+}

@@ -1,0 +1,108 @@
+import Foundation
+
+/// The reads behind the most frequent requests, each in one round trip to the database (issue 17).
+///
+/// Every page and the app's "who am I" resolve a session cookie; every Bearer call checks revocation and
+/// loads the user. Through the per-aggregate stores those are two statements, and each statement is a hop
+/// to a connection's queue and back plus a read transaction; here each is one statement. The SQL is
+/// shared by both backends (`HotReadQueries`); the default implementation composes the ordinary stores, so
+/// a database that does not provide its own still answers the same.
+public protocol HotReadStore: Sendable {
+    /// The session `idHash` if valid at `now` (`SessionStore.findValid`) together with its user; nil when
+    /// either is missing. A disabled user is returned: the caller decides.
+    func sessionWithUser(idHash: TokenHash, now: Date) async throws -> SessionWithUser?
+    /// The same, with `providers` set: the distinct providers linked to the user, sorted (the app's launch check).
+    func sessionWithUserAndProviders(idHash: TokenHash, now: Date) async throws -> SessionWithUser?
+    /// Whether any of `revocationKeys` is on the revoked access-token list, and the user `userId` (nil when
+    /// there is none). At most two keys (the token's `jti` and its family marker).
+    func bearerSubject(userId: String, revocationKeys: [String]) async throws -> BearerSubject
+}
+
+/// A valid session and its user.
+public struct SessionWithUser: Sendable, Equatable {
+    public let session: Session
+    public let user: User
+    /// The user's linked providers, distinct and sorted; nil unless asked for.
+    public let providers: [String]?
+
+    public init(session: Session, user: User, providers: [String]? = nil) {
+        self.session = session; self.user = user; self.providers = providers
+    }
+}
+
+/// What a Bearer call needs from the store about its token's subject.
+public struct BearerSubject: Sendable, Equatable {
+    /// The token (or its family) is on the revocation list.
+    public let revoked: Bool
+    public let user: User?
+
+    public init(revoked: Bool, user: User?) { self.revoked = revoked; self.user = user }
+}
+
+/// The default: the same answers from the per-aggregate stores, in two statements.
+public struct ComposedHotReads: HotReadStore {
+    let database: any GatehouseDatabase
+
+    public init(database: any GatehouseDatabase) { self.database = database }
+
+    public func sessionWithUser(idHash: TokenHash, now: Date) async throws -> SessionWithUser? {
+        guard let session = try await database.sessions.findValid(idHash: idHash, now: now),
+              let user = try await database.users.find(id: session.userId) else { return nil }
+        return SessionWithUser(session: session, user: user)
+    }
+
+    public func sessionWithUserAndProviders(idHash: TokenHash, now: Date) async throws -> SessionWithUser? {
+        guard let found = try await sessionWithUser(idHash: idHash, now: now) else { return nil }
+        let providers = try await database.externalIdentities.list(userId: found.user.id).map(\.provider)
+        return SessionWithUser(session: found.session, user: found.user, providers: Array(Set(providers)).sorted())
+    }
+
+    public func bearerSubject(userId: String, revocationKeys: [String]) async throws -> BearerSubject {
+        let revoked = try await database.revokedAccessTokens.isAnyRevoked(revocationKeys)
+        return BearerSubject(revoked: revoked, user: try await database.users.find(id: userId))
+    }
+}
+
+/// The one-statement SQL of `HotReadStore`, for both backends. `$1`, `$2`, … appear in ascending order of
+/// first use: SQLite numbers `$`-named parameters by first appearance, PostgreSQL by their digits, so the
+/// same positional bindings work for both.
+public enum HotReadQueries {
+    /// Columns 0–8: the session (`SessionStore` order); 9–16: the user (`UserStore` order).
+    /// Bindings: id hash, now.
+    public static let sessionWithUser = """
+        SELECT \(sessionAndUserColumns)
+        FROM sessions s JOIN users u ON u.id = s.user_id
+        WHERE \(validSession)
+        """
+
+    /// `sessionWithUser` with column 17: one linked provider per row (NULL, in a single row, when none).
+    public static let sessionWithUserAndProviders = """
+        SELECT \(sessionAndUserColumns), e.provider
+        FROM sessions s JOIN users u ON u.id = s.user_id LEFT JOIN external_identities e ON e.user_id = u.id
+        WHERE \(validSession)
+        """
+
+    private static let sessionAndUserColumns = """
+        s.id_hash, s.user_id, s.created_at, s.last_seen_at, s.idle_expires_at, s.absolute_expires_at,
+               s.ip, s.user_agent, s.auth_methods,
+               u.id, u.email, u.display_name, u.password_hash, u.email_verified, u.disabled, u.created_at, u.updated_at
+        """
+    private static let validSession = "s.id_hash = $1 AND s.idle_expires_at > $2 AND s.absolute_expires_at > $2"
+
+    /// Columns 0–7: the user, all NULL when there is none; 8: revoked (boolean). Always one row.
+    /// Bindings: user id, then two revocation keys (pass the `jti` twice when there is no family).
+    /// (`$1` must come first in the text, hence the revocation test inside the derived table.)
+    public static let bearerSubject = """
+        SELECT u.id, u.email, u.display_name, u.password_hash, u.email_verified, u.disabled, u.created_at, u.updated_at,
+               k.revoked
+        FROM (SELECT CAST($1 AS TEXT) AS id,
+                     EXISTS (SELECT 1 FROM revoked_access_tokens r WHERE r.jti = $2 OR r.jti = $3) AS revoked) k
+        LEFT JOIN users u ON u.id = k.id
+        """
+
+    /// The bindings for `bearerSubject` after the user id: exactly two keys.
+    public static func revocationPair(_ keys: [String]) -> [String] {
+        precondition(!keys.isEmpty && keys.count <= 2, "one or two revocation keys")
+        return keys.count == 2 ? keys : [keys[0], keys[0]]
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+import GatehouseStore
+import Testing
+
+/// Issue 17: the one-statement reads behind session cookies and Bearer calls answer exactly what the
+/// per-aggregate stores answer, on both backends (the default composition is the reference).
+@Suite("HotReadStore conformance")
+struct HotReadStoreTests {
+    @Test(arguments: StoreBackends.all)
+    func sessionWithUserMatchesTheStores(_ backend: StoreBackend) async throws {
+        try await withDatabase(backend) { db in
+            let user = User.fixture("u1")
+            try await db.users.create(user)
+            let session = Session.fixture("s1", userId: "u1", created: 100)
+            try await db.sessions.create(session)
+            let composed = ComposedHotReads(database: db)
+            let now = TestTime.at(200)
+
+            let found = try await db.hotReads.sessionWithUser(idHash: session.idHash, now: now)
+            #expect(found == SessionWithUser(session: session, user: user))
+            #expect(try await composed.sessionWithUser(idHash: session.idHash, now: now) == found)
+            // Unknown, idle-expired, absolutely expired: nil, like findValid.
+            #expect(try await db.hotReads.sessionWithUser(idHash: testHash("nope"), now: now) == nil)
+            #expect(try await db.hotReads.sessionWithUser(idHash: session.idHash, now: TestTime.at(100 + 1800)) == nil)
+            var long = Session.fixture("s2", userId: "u1", created: 100)
+            long.idleExpiresAt = TestTime.at(200_000)
+            try await db.sessions.create(long)
+            #expect(try await db.hotReads.sessionWithUser(idHash: long.idHash, now: TestTime.at(100 + 86_400)) == nil)
+            // A disabled user still comes back (the caller refuses it); a deleted one takes its sessions along.
+            let disabled = try await db.users.update(id: "u1", [.disabled(true)], at: now)
+            #expect(try await db.hotReads.sessionWithUser(idHash: session.idHash, now: now)?.user == disabled)
+            _ = try await db.users.delete(id: "u1")
+            #expect(try await db.hotReads.sessionWithUser(idHash: session.idHash, now: now) == nil)
+        }
+    }
+
+    @Test(arguments: StoreBackends.all)
+    func sessionWithUserAndProvidersListsEachLinkedProviderOnce(_ backend: StoreBackend) async throws {
+        try await withDatabase(backend) { db in
+            let user = User.fixture("u1")
+            try await db.users.create(user)
+            try await db.users.create(.fixture("u2"))
+            let session = Session.fixture("s1", userId: "u1", created: 100)
+            try await db.sessions.create(session)
+            let now = TestTime.at(200)
+            #expect(try await db.hotReads.sessionWithUserAndProviders(idHash: session.idHash, now: now)
+                    == SessionWithUser(session: session, user: user, providers: []))
+            for (provider, subject, owner) in [("github", "1", "u1"), ("apple", "2", "u1"), ("github", "3", "u1"), ("google", "4", "u2")] {
+                try await db.externalIdentities.create(ExternalIdentity(provider: provider, subject: subject, userId: owner,
+                                                                        createdAt: TestTime.at(150)))
+            }
+            let found = try await db.hotReads.sessionWithUserAndProviders(idHash: session.idHash, now: now)
+            #expect(found == SessionWithUser(session: session, user: user, providers: ["apple", "github"]))
+            #expect(try await ComposedHotReads(database: db).sessionWithUserAndProviders(idHash: session.idHash, now: now) == found)
+            #expect(try await db.hotReads.sessionWithUserAndProviders(idHash: session.idHash, now: TestTime.at(100 + 1800)) == nil)
+        }
+    }
+
+    @Test(arguments: StoreBackends.all)
+    func bearerSubjectSeesRevocationOfTheTokenAndOfItsFamily(_ backend: StoreBackend) async throws {
+        try await withDatabase(backend) { db in
+            let user = User.fixture("u1")
+            try await db.users.create(user)
+            let reads = db.hotReads
+            let expires = TestTime.at(3600)
+            #expect(try await reads.bearerSubject(userId: "u1", revocationKeys: ["j1", "fid:f1"])
+                    == BearerSubject(revoked: false, user: user))
+            #expect(try await reads.bearerSubject(userId: "u1", revocationKeys: ["j1"]) == BearerSubject(revoked: false, user: user))
+            #expect(try await reads.bearerSubject(userId: "ghost", revocationKeys: ["j1"]) == BearerSubject(revoked: false, user: nil))
+
+            try await db.revokedAccessTokens.revoke(jti: "j1", expiresAt: expires)
+            #expect(try await reads.bearerSubject(userId: "u1", revocationKeys: ["j1", "fid:f1"]).revoked)
+            #expect(try await reads.bearerSubject(userId: "u1", revocationKeys: ["j1"]).revoked)
+            #expect(try await reads.bearerSubject(userId: "ghost", revocationKeys: ["j1"]).revoked)
+            #expect(try await reads.bearerSubject(userId: "u1", revocationKeys: ["j2", "fid:f2"]) == BearerSubject(revoked: false, user: user))
+
+            try await db.revokedAccessTokens.revoke(jti: "fid:f2", expiresAt: expires)
+            #expect(try await reads.bearerSubject(userId: "u1", revocationKeys: ["j2", "fid:f2"]).revoked)
+            // The composition answers the same.
+            let composed = ComposedHotReads(database: db)
+            for keys in [["j1"], ["j2", "fid:f2"], ["j3", "fid:f3"]] {
+                #expect(try await composed.bearerSubject(userId: "u1", revocationKeys: keys)
+                        == reads.bearerSubject(userId: "u1", revocationKeys: keys))
+            }
+        }
+    }
+}

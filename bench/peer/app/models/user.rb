@@ -1,0 +1,3 @@
+class User < ApplicationRecord
+  devise :database_authenticatable
+end

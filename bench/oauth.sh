@@ -71,5 +71,5 @@ wrk_run "introspection (valid token)" "$GH_PID" "$URL/oauth/introspect" -s "$BEN
 wrk_run "userinfo (Bearer)" "$GH_PID" "$URL/oauth/userinfo" -H "Authorization: Bearer $ACCESS"
 WRK_CONNECTIONS=16 wrk_run "password grant (Argon2id 19 MiB, t=2)" "$GH_PID" "$URL/oauth/token" -s "$BENCH_TMP/password.lua"
 echo
-RSS_AFTER=$(rss_mb "$GH_PID"); sleep 2   # right after the run Argon2id hashes may still be running (19 MiB each)
+RSS_AFTER=$(rss_mb "$GH_PID"); sleep 2   # right after the run, Argon2id hashes may still be running (19 MiB each)
 echo "start to ready: $READY_MS ms; RSS idle after start-up $RSS_IDLE MB, after the run $RSS_AFTER MB, 2 s later $(rss_mb "$GH_PID") MB"

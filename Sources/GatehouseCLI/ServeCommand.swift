@@ -54,14 +54,11 @@ enum ServeCommand: CLICommand {
                                          ("database", configuration.databaseURL.hasPrefix("sqlite:") ? configuration.databaseURL : "postgres")])
         // Start-up's code pages are not needed again; what requests run faults back in (StartupPages).
         StartupPages.releaseExecutableText()
-        // Free heap pages go back to the kernel when the server goes quiet after work (HeapTrimmer).
-        let trimmer = HeapTrimmer()
         let signal = await shutdown.wait()
         log.info("shutting down", [("signal", signal)])
         let drained = await server.stop()
         if !drained { log.error("requests still running at the shutdown deadline; exiting anyway") }
         await maintenance.stop()
-        trimmer.stop()
         await database.close()
         log.info("stopped")
         return ExitCode.success

@@ -5,18 +5,11 @@ import GatehouseStore
 /// reference to `users`.
 struct SQLOutboundDeliveryStore<Database: SQLDatabase>: OutboundDeliveryStore {
     let database: Database
-    private let claimSQL: String
+    private let queue: SQLRetryQueue
 
     init(database: Database) {
         self.database = database
-        // One statement: on PostgreSQL rows locked by a concurrent claim are skipped, never handed
-        // out twice; on SQLite the single writer already keeps claims apart.
-        claimSQL = """
-            UPDATE outbound_deliveries SET next_attempt_at = ?
-            WHERE id IN (SELECT id FROM outbound_deliveries WHERE next_attempt_at <= ?
-                         ORDER BY created_at, id LIMIT ?\(database.dialect.forUpdateSkipLocked))
-            RETURNING \(OutboundDeliverySQL.columns)
-            """
+        queue = SQLRetryQueue(table: "outbound_deliveries", noun: "outbound delivery", columns: OutboundDeliverySQL.columns, dialect: database.dialect)
     }
 
     func enqueue(_ deliveries: [OutboundDelivery]) async throws {
@@ -33,24 +26,16 @@ struct SQLOutboundDeliveryStore<Database: SQLDatabase>: OutboundDeliveryStore {
     }
 
     func claimDue(now: Date, claimFor: TimeInterval, limit: Int) async throws -> [OutboundDelivery] {
-        let until = now.addingTimeInterval(max(claimFor, 0))
-        let claimed = try await database.write { [claimSQL] db in
-            try db.query(claimSQL, [until, now, max(limit, 0)], OutboundDeliverySQL.decode)
-        }
-        // RETURNING promises no order.
-        return claimed.sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
+        try await queue.claimDue(on: database, now: now, claimFor: claimFor, limit: limit,
+                                 decode: { OutboundDeliverySQL.decode($0) }, order: { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) })
     }
 
     func reschedule(id: String, attempts: Int, nextAttemptAt: Date, lastError: String) async throws {
-        let changed = try await database.write { db in
-            try db.run("UPDATE outbound_deliveries SET attempts = ?, next_attempt_at = ?, last_error = ? WHERE id = ?",
-                       [attempts, nextAttemptAt, lastError, id])
-        }
-        if changed == 0 { throw StoreError.notFound(detail: "outbound delivery \(id)") }
+        try await queue.reschedule(on: database, id: id, attempts: attempts, nextAttemptAt: nextAttemptAt, lastError: lastError)
     }
 
     func complete(id: String) async throws -> Bool {
-        try await database.write { db in try db.run("DELETE FROM outbound_deliveries WHERE id = ?", [id]) } > 0
+        try await queue.complete(on: database, id: id)
     }
 
     func list(limit: Int) async throws -> [OutboundDelivery] {

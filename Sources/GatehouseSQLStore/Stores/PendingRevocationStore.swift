@@ -5,18 +5,11 @@ import GatehouseStore
 /// the revocation of a deleted account's provider token must survive the account.
 struct SQLPendingRevocationStore<Database: SQLDatabase>: PendingRevocationStore {
     let database: Database
-    private let claimSQL: String
+    private let queue: SQLRetryQueue
 
     init(database: Database) {
         self.database = database
-        // One statement: on PostgreSQL rows locked by a concurrent claim are skipped, never handed
-        // out twice; on SQLite the single writer already keeps claims apart.
-        claimSQL = """
-            UPDATE pending_revocations SET next_attempt_at = ?
-            WHERE id IN (SELECT id FROM pending_revocations WHERE next_attempt_at <= ?
-                         ORDER BY created_at, id LIMIT ?\(database.dialect.forUpdateSkipLocked))
-            RETURNING \(PendingRevocationSQL.columns)
-            """
+        queue = SQLRetryQueue(table: "pending_revocations", noun: "pending revocation", columns: PendingRevocationSQL.columns, dialect: database.dialect)
     }
 
     func enqueue(_ revocation: PendingRevocation) async throws {
@@ -36,24 +29,16 @@ struct SQLPendingRevocationStore<Database: SQLDatabase>: PendingRevocationStore 
     }
 
     func claimDue(now: Date, claimFor: TimeInterval, limit: Int) async throws -> [PendingRevocation] {
-        let until = now.addingTimeInterval(max(claimFor, 0))
-        let claimed = try await database.write { [claimSQL] db in
-            try db.query(claimSQL, [until, now, max(limit, 0)], PendingRevocationSQL.decode)
-        }
-        // RETURNING promises no order.
-        return claimed.sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
+        try await queue.claimDue(on: database, now: now, claimFor: claimFor, limit: limit,
+                                 decode: { PendingRevocationSQL.decode($0) }, order: { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) })
     }
 
     func reschedule(id: String, attempts: Int, nextAttemptAt: Date, lastError: String) async throws {
-        let changed = try await database.write { db in
-            try db.run("UPDATE pending_revocations SET attempts = ?, next_attempt_at = ?, last_error = ? WHERE id = ?",
-                       [attempts, nextAttemptAt, lastError, id])
-        }
-        if changed == 0 { throw StoreError.notFound(detail: "pending revocation \(id)") }
+        try await queue.reschedule(on: database, id: id, attempts: attempts, nextAttemptAt: nextAttemptAt, lastError: lastError)
     }
 
     func complete(id: String) async throws -> Bool {
-        try await database.write { db in try db.run("DELETE FROM pending_revocations WHERE id = ?", [id]) } > 0
+        try await queue.complete(on: database, id: id)
     }
 }
 

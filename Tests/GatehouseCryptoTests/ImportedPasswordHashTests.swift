@@ -4,7 +4,7 @@ import Testing
 
 /// Hashes other systems export, verified through libxcrypt. The vectors were made by Debian's
 /// ruby-bcrypt 3.1.18 (`BCrypt::Engine.hash_secret`, cost 4), the library Devise and
-/// has_secure_password use; tests/migrate/ makes fresh ones with Devise itself at test time.
+/// has_secure_password use; e2e/migrate/ makes fresh ones with Devise itself at test time.
 @Suite struct ImportedPasswordHashTests {
     static let fast = Argon2idParameters(memoryBytes: 8 * 1024 * 1024, iterations: 1)
     static let vectors = [

@@ -5,7 +5,7 @@ import Testing
 
 /// Issue 17: verified signatures are cached per process, revocation is not. A token used (and so cached)
 /// just before its revocation is refused on the very next call, by userinfo and by introspection; the same
-/// across two processes on PostgreSQL is tests/multiprocess/test_bearer_revocation.py.
+/// across two processes on PostgreSQL is e2e/multiprocess/test_bearer_revocation.py.
 @Suite struct BearerCacheRevocationTests {
     static func introspect(_ oauth: OAuthFixture, _ token: String) async throws -> Bool? {
         try await oauth.post("/oauth/introspect", [("token", token), ("client_id", "web-app"),

@@ -2,7 +2,7 @@ import Foundation
 import GatehouseIdentity
 
 /// The OpenAPI 3.1 description of `/admin/v1/`, served at `/admin/v1/openapi.json` and checked
-/// against the implementation by schemathesis (tests/admin/).
+/// against the implementation by schemathesis (e2e/admin/).
 enum AdminOpenAPI {
     static let document: [UInt8] = Array(json.utf8)
 

@@ -1,5 +1,5 @@
 """Fixtures for the Hotwire Native emulator tests: one Chromium per module, one app (own browser
-context, so own cookies) per test. Imported by the test modules (not a conftest.py: tests/conftest.py is
+context, so own cookies) per test. Imported by the test modules (not a conftest.py: e2e/conftest.py is
 the `conftest` module the Rails fixture imports)."""
 import os
 import sys

@@ -1,5 +1,5 @@
 """Flow F2 outside the app: without the Hotwire Native user agent the bridge does nothing and the provider
-forms sign in on the web. The hand-off itself runs under the Hotwire Native emulator in tests/native/."""
+forms sign in on the web. The hand-off itself runs under the Hotwire Native emulator in e2e/native/."""
 import re
 import urllib.parse
 

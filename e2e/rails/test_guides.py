@@ -1,6 +1,6 @@
 """The guides' snippets are the files the tests run, byte for byte; and the app's Gatehouse-specific Ruby is counted.
 
-    python3 tests/rails/test_guides.py --write    # refreshes the snippets and the line counts in the guides
+    python3 e2e/rails/test_guides.py --write    # refreshes the snippets and the line counts in the guides
 """
 import pathlib
 import re
@@ -83,7 +83,7 @@ def test_every_snippet_is_the_file_the_tests_run():
         assert snippets, f"{guide.name} has snippets"
         for match in snippets:
             assert match["body"] == (ROOT / match["path"]).read_text(), \
-                f"{guide.name}: the snippet of {match['path']} differs from the file (run tests/rails/test_guides.py --write)"
+                f"{guide.name}: the snippet of {match['path']} differs from the file (run e2e/rails/test_guides.py --write)"
 
 
 def test_line_counts_in_the_guide_are_current_and_within_budget():

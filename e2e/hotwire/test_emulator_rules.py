@@ -1,7 +1,7 @@
 """Self-tests of the Hotwire Native iOS emulator: one (or more) per rule, each able to fail.
 
 Each rule is shown both ways — a page or navigation that must trip it, and one that must not — so
-an emulator that did not apply the rule fails here. The page set is tests/hotwire/pages.py on
+an emulator that did not apply the rule fails here. The page set is e2e/hotwire/pages.py on
 loopback; 127.0.0.1 and localhost (same server) are two hosts to the router.
 """
 import json

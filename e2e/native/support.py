@@ -1,4 +1,4 @@
-"""The native journeys' fixtures and helpers: the Hotwire Native emulator (tests/hotwire/emulator) on one
+"""The native journeys' fixtures and helpers: the Hotwire Native emulator (e2e/hotwire/emulator) on one
 Chromium per module, one app (its own cookie store) per test; playing the user in the system browser
 (the simulated provider's page, then Gatehouse's "Continue to <app>?"); and the checks every journey
 makes on the emulator's record."""
@@ -15,7 +15,7 @@ sys.path.insert(0, os.path.join(HERE, ".."))
 
 from emulator import Browser, HotwireApp, SignInWithOAuthComponent  # noqa: E402,F401
 
-# Anything here means the journey broke one of Hotwire Native's rules (tests/hotwire/README.md).
+# Anything here means the journey broke one of Hotwire Native's rules (e2e/hotwire/README.md).
 BROKEN = ("visit_failed", "error_screen", "page_load_failed", "visit_stalled", "bridge_violation", "bridge_message_dropped",
           "web_view_left_app_host", "routed_to_safari", "fetch_failed", "emulator_error", "component_refused")
 

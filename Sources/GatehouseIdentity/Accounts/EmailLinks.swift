@@ -17,11 +17,12 @@ public struct EmailLinks: Sendable {
     public var resetLifetime: TimeInterval = 30 * 60
     public var verifyLifetime: TimeInterval = 3 * 86_400
     /// What the first proof of email ownership removes (nil: nothing, only for tests of this type alone).
-    public var ownershipClaim: EmailOwnershipClaim?
+    public let ownershipClaim: EmailOwnershipClaim?
 
     public init(database: any GatehouseDatabase, mailer: any Mailer, accounts: AccountService,
                 limits: RateLimitPolicy = RateLimitPolicy(), audit: AuditTrail, clock: IdentityClock = .system,
-                absoluteURL: @escaping @Sendable (String) -> String) {
+                absoluteURL: @escaping @Sendable (String) -> String, ownershipClaim: EmailOwnershipClaim? = nil) {
+        self.ownershipClaim = ownershipClaim
         self.database = database; self.mailer = mailer; self.accounts = accounts; self.limits = limits
         self.limiter = RateLimiter(store: database.rateLimits, clock: clock); self.audit = audit
         self.clock = clock; self.absoluteURL = absoluteURL

@@ -7,19 +7,20 @@ import GatehouseStore
 /// Server-rendered HTML that works without JavaScript; every state change is a POST with a CSRF token
 /// answered by a 303.
 struct AccountPages: Sendable {
+    /// The layout, the session reader and the services every page route shares.
+    let context: PageContext
     let accounts: AccountService
     let links: EmailLinks
-    let sessions: SessionService
-    let reader: WebSessionReader
-    let layout: PageLayout
-    let database: any GatehouseDatabase
-    let audit: AuditTrail
-    let clock: IdentityClock
     let tokens: TokenService
-    /// Provider buttons, sign-in methods and deletion hooks (empty without providers).
-    var providers: ProviderPages = .none
     /// How recent a sign-in must be to delete the account without re-entering the password.
     let recentSignInWindow: TimeInterval = 5 * 60
+
+    var reader: WebSessionReader { context.reader }
+    var sessions: SessionService { context.sessions }
+    var database: any GatehouseDatabase { context.database }
+    var audit: AuditTrail { context.audit }
+    var clock: IdentityClock { context.clock }
+    var providers: ProviderPages { context.providers }
 
     func register(into router: inout Router) {
         router.get("/", head: .servedByGet) { request async throws in
@@ -30,27 +31,6 @@ struct AccountPages: Sendable {
         registerSignIn(into: &router)
         registerAccount(into: &router)
         registerPasswordReset(into: &router)
-    }
-
-    /// A page response, setting the pre-session CSRF cookie when this request minted one.
-    func page(_ title: String, _ body: HTML, web: WebSession, status: HTTPStatus = .ok) -> Response {
-        var response = Response.html(layout.render(title: title, body: body, signedIn: web.user != nil,
-                                                   csrf: reader.token(for: web)), status: status)
-        if let cookie = web.newCSRFCookie { response.setCookie(cookie) }
-        response.noStore()
-        return response
-    }
-
-    /// Maps an account error to the page it should show, with the right status.
-    func status(for error: AccountError) -> HTTPStatus {
-        switch error {
-        case .rateLimited: .tooManyRequests
-        case .invalidCredentials, .accountDisabled: .unauthorized
-        case .emailTaken, .lastSignInMethod: .conflict
-        case .invalidToken, .notFound: .badRequest
-        case .emailUnverified, .reauthenticationRequired: .forbidden
-        case .invalidEmail, .weakPassword: .unprocessableContent
-        }
     }
 
     func withRetryAfter(_ response: Response, _ error: AccountError) -> Response {
@@ -67,5 +47,4 @@ struct AccountPages: Sendable {
         return value
     }
 
-    func hidden(_ name: String, _ value: String) -> HTML { PageLayout.hidden(name, value) }
 }

@@ -8,7 +8,7 @@ extension AccountPages {
         router.get("/account", head: .servedByGet) { request async throws in
             let web = try await reader.read(request)
             guard let active = web.active else { return signInRedirect(request) }
-            return try await accountPage(web: web, active: active, notice: request.query["notice"].flatMap { Self.notices[$0] })
+            return try await context.accountPage(web: web, active: active, notice: request.query["notice"].flatMap { Self.notices[$0] })
         }
         router.post("/account/sessions/{id}/end") { request async throws in
             let (_, web, active) = try await reader.signedInForm(request)
@@ -47,7 +47,7 @@ extension AccountPages {
                                                   context: request.clientContext)
                 return .redirect(to: "/account?notice=password-changed")
             } catch let error as AccountError {
-                return withRetryAfter(try await accountPage(web: web, active: active, error: error.message, status: status(for: error)), error)
+                return withRetryAfter(try await context.accountPage(web: web, active: active, error: error.message, status: context.status(for: error)), error)
             }
         }
         router.post("/account/delete") { request async throws in
@@ -62,9 +62,9 @@ extension AccountPages {
                 response.setCookie(reader.cookies.clearSession)
                 return response
             } catch let error as AccountError {
-                return withRetryAfter(try await accountPage(web: web, active: active, error: error == .invalidCredentials
+                return withRetryAfter(try await context.accountPage(web: web, active: active, error: error == .invalidCredentials
                                                             ? "The password is not right; the account was not deleted." : error.message,
-                                                            status: status(for: error)), error)
+                                                            status: context.status(for: error)), error)
             }
         }
     }
@@ -82,99 +82,4 @@ extension AccountPages {
         let target = request.path + (request.rawQuery.map { "?" + $0 } ?? "")
         return .redirect(to: "/sign-in?return_to=" + PercentDecoding.encode(target))
     }
-
-    func accountPage(web: WebSession, active: ActiveSession, notice: String? = nil, error: String? = nil,
-                     status: HTTPStatus = .ok) async throws -> Response {
-        let user = active.user
-        let csrf = hidden("csrf_token", reader.token(for: web))
-        let list = try await sessions.list(userId: user.id)
-        let rows = list.map { session -> HTML in
-            let current = session.idHash == active.session.idHash
-            return """
-                <tr><td>\(Self.describe(userAgent: session.userAgent))\(current ? " <strong>(this browser)</strong>" : HTML.empty)<br>
-                <span class="muted">\(session.ip ?? "unknown address") · signed in \(Self.format(session.createdAt)) · last seen \(Self.format(session.lastSeenAt))</span></td>
-                <td><form method="post" action="/account/sessions/\(session.idHash.hex)/end">\(csrf)
-                <button type="submit" class="secondary" aria-label="End this session">End</button></form></td></tr>
-                """
-        }.joined(separator: "\n")
-        let methods = try await providers.methods(user: user, csrf: reader.token(for: web))
-        let apps = try await authorizedApps(userId: user.id, csrf: csrf)
-        return page("Your account", """
-            \(PageLayout.notice(notice, kind: "info"))\(PageLayout.notice(error))
-            <p><strong>\(user.displayName ?? user.email)</strong><br><span class="muted">\(user.email) · \(user.emailVerified ? "confirmed" : "not confirmed yet")</span></p>
-            <h2>Sign-in methods</h2><ul id="methods">\(methods.items)</ul>\(methods.linkForms)
-            <h2>Applications</h2>
-            \(apps)
-            <h2>Sessions</h2>
-            <table id="sessions">\(rows)</table>
-            <form method="post" action="/account/sessions/end-others">\(csrf)<button type="submit" class="secondary">End all other sessions</button></form>
-            <h2>Change password</h2>
-            <form method="post" action="/account/password">\(csrf)
-            <label for="current_password">Current password</label><input id="current_password" name="current_password" type="password" autocomplete="current-password" required>
-            <label for="new_password">New password</label><input id="new_password" name="new_password" type="password" autocomplete="new-password" minlength="10" required>
-            <button type="submit">Change password</button></form>
-            <h2>Delete account</h2>
-            <form method="post" action="/account/delete">\(csrf)
-            <label for="delete_password">Password</label><input id="delete_password" name="password" type="password" autocomplete="current-password">
-            <p class="muted">This deletes your account and ends every session. It cannot be undone.</p>
-            <button type="submit" class="danger">Delete my account</button></form>
-            """, web: web, status: status)
-    }
-
-    /// `2026-11-29 20:31 UTC`, through gmtime_r: a DateFormatter costs more than the rest of the page.
-    /// Applications the user consented to or that hold refresh tokens, each with a revoke button.
-    func authorizedApps(userId: String, csrf: HTML) async throws -> HTML {
-        let consents = try await database.consents.list(userId: userId)
-        let grants = try await database.refreshTokens.activeGrants(userId: userId, now: clock.now())
-        let clientIDs = Array(Set(consents.map(\.clientId) + grants.map(\.clientId))).sorted()
-        guard !clientIDs.isEmpty else { return #"<p class="muted">No application has access to your account.</p>"# }
-        var rows: [HTML] = []
-        for clientID in clientIDs {
-            // The registry's short-lived client cache: a store read (and its JSON columns) per client per view cost more.
-            let name = try await tokens.registry.find(id: clientID)?.name ?? clientID
-            let scope = consents.first { $0.clientId == clientID }?.scopes.joined(separator: " ")
-                ?? grants.first { $0.clientId == clientID }?.scope ?? ""
-            rows.append("""
-                <tr><td>\(name)<br><span class="muted">\(scope)</span></td>
-                <td><form method="post" action="/account/apps/\(PercentDecoding.encode(clientID))/revoke">\(csrf)
-                <button type="submit" class="secondary">Revoke</button></form></td></tr>
-                """)
-        }
-        return #"<table id="apps">"# + rows.joined() + "</table>"
-    }
-
-    static func format(_ date: Date) -> String {
-        var seconds = time_t(date.timeIntervalSince1970)
-        var parts = tm()
-        gmtime_r(&seconds, &parts)
-        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday)) \(two(parts.tm_hour)):\(two(parts.tm_min)) UTC"
-    }
-
-    /// A short device description from a user agent ("Chrome on Linux").
-    static func describe(userAgent: String?) -> String {
-        guard let agent = userAgent, !agent.isEmpty else { return "Unknown device" }
-        // Byte-wise search over plain arrays: Foundation's String.contains goes through CFString, and the
-        // generic `firstRange(of:)` of _StringProcessing was a tenth of the account page's CPU.
-        let bytes = Array(agent.utf8)
-        func has(_ needle: [UInt8]) -> Bool {
-            guard needle.count <= bytes.count else { return false }
-            search: for start in 0...(bytes.count - needle.count) {
-                for offset in 0..<needle.count where bytes[start + offset] != needle[offset] { continue search }
-                return true
-            }
-            return false
-        }
-        let browser = Self.browsers.first { has($0.0) }?.1 ?? "Browser"
-        let system = Self.systems.first { has($0.0) }?.1
-        let native = Self.appMarkers.contains(where: has) ? " (app)" : ""
-        return system.map { "\(browser) on \($0)\(native)" } ?? browser + native
-    }
-
-    // Ordered: Chrome's agent also names Safari, Edge's names Chrome, Android's names Linux.
-    private static let browsers: [([UInt8], String)] = [("Edg/", "Edge"), ("Firefox/", "Firefox"), ("Chrome/", "Chrome"),
-        ("Safari/", "Safari"), ("curl/", "curl"), ("python-requests", "Python")].map { (Array($0.0.utf8), $0.1) }
-    private static let systems: [([UInt8], String)] = [("iPhone", "iPhone"), ("iPad", "iPad"), ("Android", "Android"),
-        ("Mac OS X", "macOS"), ("Windows", "Windows"), ("Linux", "Linux")].map { (Array($0.0.utf8), $0.1) }
-    private static let appMarkers: [[UInt8]] = ["Hotwire Native", "Turbo Native"].map { Array($0.utf8) }
 }

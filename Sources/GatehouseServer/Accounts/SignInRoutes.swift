@@ -11,7 +11,7 @@ extension AccountPages {
             if web.user != nil && !reauth { return .redirect(to: returnTo ?? ReturnPath.fallback) }
             let notice = request.query["signed_out"] != nil ? "You are signed out."
                 : reauth && web.user != nil ? "Please sign in again to continue." : nil
-            return signInPage(web: web, email: request.query["login_hint"] ?? "", returnTo: returnTo, error: nil, info: notice)
+            return context.signInPage(web: web, email: request.query["login_hint"] ?? "", returnTo: returnTo, error: nil, info: notice)
         }
         router.post("/sign-in") { request async throws in
             let (form, web) = try await reader.postedForm(request)
@@ -27,8 +27,8 @@ extension AccountPages {
                 response.setCookie(reader.cookies.sessionCookie(token: issued.token))
                 return response
             } catch let error as AccountError {
-                return withRetryAfter(signInPage(web: web, email: email, returnTo: returnTo, error: error.message,
-                                                 status: status(for: error)), error)
+                return withRetryAfter(context.signInPage(web: web, email: email, returnTo: returnTo, error: error.message,
+                                                 status: context.status(for: error)), error)
             }
         }
         router.post("/sign-out") { request async throws in
@@ -44,21 +44,6 @@ extension AccountPages {
             if request.cookies[reader.cookies.sessionCookie] != nil { response.setCookie(reader.cookies.clearSession) }
             return response
         }
-    }
-
-    func signInPage(web: WebSession, email: String, returnTo: String?, error: String?, info: String? = nil,
-                    status: HTTPStatus = .ok) -> Response {
-        page("Sign in", """
-            \(PageLayout.notice(error))\(PageLayout.notice(info, kind: "info"))
-            <form method="post" action="/sign-in">
-            \(hidden("csrf_token", reader.token(for: web)))\(returnTo.map { hidden("return_to", $0) } ?? "")
-            <label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" required value="\(email)">
-            <label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>
-            <button type="submit">Sign in</button>
-            </form>
-            \(providers.signInButtons(csrf: reader.token(for: web), returnTo: returnTo))
-            <p><a href="/password/forgot">Forgot your password?</a> · <a href="/sign-up">Create an account</a></p>
-            """, web: web, status: status)
     }
 
     func accountsAudit(_ type: AuditEventType, _ userId: String, _ request: Request) async {

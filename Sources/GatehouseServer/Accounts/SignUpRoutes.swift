@@ -23,13 +23,13 @@ extension AccountPages {
                 return .redirect(to: "/sign-up/check-email")
             } catch let error as AccountError {
                 return withRetryAfter(signUpPage(web: web, email: email, name: name, error: error.message,
-                                                 status: status(for: error)), error)
+                                                 status: context.status(for: error)), error)
             }
         }
     }
 
     func checkEmailPage(web: WebSession) -> Response {
-        page("Check your email", """
+        context.page("Check your email", """
             <p>We have sent a message to the address you gave. Open the link in it to confirm the address, then
             <a href="/sign-in">sign in</a>.</p>
             <p class="muted">No message after a few minutes? Check the spam folder, or <a href="/sign-up">try again</a>.</p>
@@ -37,10 +37,10 @@ extension AccountPages {
     }
 
     func signUpPage(web: WebSession, email: String, name: String, error: String?, status: HTTPStatus = .ok) -> Response {
-        page("Create an account", """
+        context.page("Create an account", """
             \(PageLayout.notice(error))
             <form method="post" action="/sign-up">
-            \(hidden("csrf_token", reader.token(for: web)))
+            \(context.hidden("csrf_token", reader.token(for: web)))
             <label for="email">Email</label><input id="email" name="email" type="email" autocomplete="email" required value="\(email)">
             <label for="name">Name <span class="muted">(optional)</span></label><input id="name" name="name" type="text" autocomplete="name" value="\(name)">
             <label for="password">Password</label><input id="password" name="password" type="password" autocomplete="new-password" minlength="10" required>

@@ -86,15 +86,15 @@ public struct GatehouseApp: Sendable {
         OperationsRoutes(readiness: readiness ?? OperationsRoutes.withDeadline(3) { try await database.ping() }, metrics: metrics,
                          databaseErrors: databaseErrors, log: log, extraCounters: [maintenancePurged, outboundAttempts]).register(into: &router)
         AssetRoutes.register(into: &router)
-        let accountPages = AccountPages(accounts: services.accounts, links: services.links, sessions: services.sessions,
-                                        reader: services.webSessions, layout: layout, database: database, audit: services.audit,
-                                        clock: services.clock, tokens: services.tokens, providers: providerWiring.pages)
-        accountPages.register(into: &router)
-        providerWiring.register(into: &router, accountPages: accountPages, services: services, publicBase: configuration.oauth.issuer,
-                                layout: layout)
+        // One context for every page route: the layout, the session reader and the shared screens' services.
+        let pages = PageContext(layout: layout, reader: services.webSessions, database: database, audit: services.audit,
+                                clock: services.clock, sessions: services.sessions, clients: services.tokens.registry,
+                                providers: providerWiring.pages)
+        AccountPages(context: pages, accounts: services.accounts, links: services.links, tokens: services.tokens).register(into: &router)
+        providerWiring.register(into: &router, context: pages, services: services, publicBase: configuration.oauth.issuer)
         NativeRoutes(apps: NativeAppDirectory(registry: services.tokens.registry), handoffs: services.handoffs,
                      confirmations: services.handoffConfirmations, sessions: services.sessions,
-                     reader: services.webSessions, layout: layout, audit: services.audit, database: database,
+                     reader: pages.reader, layout: pages.layout, audit: services.audit, database: database,
                      pathConfiguration: PathConfiguration(rules: configuration.nativePathRules),
                      associations: AppSiteAssociations(apps: configuration.clients.compactMap { NativeApp(registration: $0.registration) }),
                      enabledProviders: providerWiring.registry.providers.map(\.id),
@@ -113,12 +113,11 @@ public struct GatehouseApp: Sendable {
                     limiter: RateLimiter(store: services.database.rateLimits, clock: services.clock),
                     limits: configuration.rateLimits.adminAPIPerClient).register(into: &router)
         var authorize = AuthorizeRoutes(parser: AuthorizationRequestParser(registry: services.tokens.registry), authorization: services.authorization,
-                                        reader: services.webSessions, layout: layout, keys: services.keys, settings: configuration.oauth,
+                                        reader: pages.reader, layout: pages.layout, keys: services.keys, settings: configuration.oauth,
                                         audit: services.audit, clock: services.clock)
-        authorize.providerHint = providerWiring.signInHint(accountPages: accountPages, services: services, publicBase: configuration.oauth.issuer,
-                                                           layout: layout)
+        authorize.providerHint = providerWiring.signInHint(context: pages, services: services, publicBase: configuration.oauth.issuer)
         authorize.register(into: &router)
-        LogoutRoutes(registry: services.tokens.registry, sessions: services.sessions, reader: services.webSessions, layout: layout,
+        LogoutRoutes(registry: services.tokens.registry, sessions: services.sessions, reader: pages.reader, layout: pages.layout,
                      keys: services.keys, settings: configuration.oauth, audit: services.audit, clock: services.clock)
             .register(into: &router)
 

@@ -11,7 +11,7 @@ public struct IdentityServices: Sendable {
     public let audit: AuditTrail
     public let sessions: SessionService
     public let accounts: AccountService
-    public private(set) var links: EmailLinks
+    public let links: EmailLinks
     public let clock: IdentityClock
     public let keys: SigningKeyRing
     public let tokens: TokenService
@@ -72,14 +72,14 @@ public struct IdentityServices: Sendable {
                                   limits: configuration.rateLimits, audit: audit, sessions: sessions, clock: clock)
         let publicURL = configuration.publicURL.absoluteString.hasSuffix("/")
             ? String(configuration.publicURL.absoluteString.dropLast()) : configuration.publicURL.absoluteString
-        links = EmailLinks(database: database, mailer: mailer, accounts: accounts, limits: configuration.rateLimits,
-                           audit: audit, clock: clock, absoluteURL: { publicURL + $0 })
         // The first proof of email ownership removes what an unproven account collected (issue #14 item 2).
-        links.ownershipClaim = EmailOwnershipClaim(
+        let ownershipClaim = EmailOwnershipClaim(
             database: database, sessions: sessions,
             revocation: TokenRevocation(refreshTokens: database.refreshTokens, revoked: database.revokedAccessTokens,
                                         settings: configuration.oauth, clock: clock),
             audit: audit, clock: clock)
+        links = EmailLinks(database: database, mailer: mailer, accounts: accounts, limits: configuration.rateLimits,
+                           audit: audit, clock: clock, absoluteURL: { publicURL + $0 }, ownershipClaim: ownershipClaim)
         tokens = TokenService(database: database, settings: configuration.oauth, keys: keys, accounts: accounts, audit: audit,
                               clock: clock, successorKey: secrets.derivedKey("refresh-successor"), sids: sids, registry: clients,
                               externalIDTokens: externalIDTokens)

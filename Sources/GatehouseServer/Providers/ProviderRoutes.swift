@@ -20,7 +20,8 @@ struct ProviderRoutes: Sendable {
     let registry: ProviderRegistry
     let flows: ProviderFlowStore
     let linker: ExternalIdentityService
-    let pages: AccountPages
+    /// The layout, the session reader and the shared screens (the sign-in and account pages).
+    let context: PageContext
     let revocations: ProviderTokenRevocations
     /// Completion per platform; the native hand-off adds `.native`.
     var completions: [ProviderFlow.Platform: any ProviderCompletion]
@@ -29,7 +30,7 @@ struct ProviderRoutes: Sendable {
     /// Linking needs a sign-in at most this old (`providers.link_max_sign_in_age_seconds`).
     var linkMaxSignInAge: TimeInterval = 600
 
-    var reader: WebSessionReader { pages.reader }
+    var reader: WebSessionReader { context.reader }
     var flowCookieName: String { reader.cookies.name("flow") }
 
     func register(into router: inout Router) {
@@ -70,11 +71,11 @@ struct ProviderRoutes: Sendable {
                 guard let active = web.active else { throw HTTPError(.unauthorized, "Your session has ended. Sign in again.") }
                 // Adding a way in is as sensitive as the password: a session left open (or stolen) must not be
                 // enough, so the sign-in behind it must be recent (issue #14 item 21).
-                if pages.clock.now().timeIntervalSince(active.session.createdAt) > linkMaxSignInAge {
+                if context.clock.now().timeIntervalSince(active.session.createdAt) > linkMaxSignInAge {
                     return .redirect(to: "/sign-in?reauth=1&return_to=" + PercentDecoding.encode("/account"))
                 }
                 do { try AccountStanding.requireLinking(active.user) } catch {
-                    return try await pages.accountPage(web: web, active: active, error: error.message, status: pages.status(for: error))
+                    return try await context.accountPage(web: web, active: active, error: error.message, status: context.status(for: error))
                 }
                 intent = .link(userId: active.user.id)
             }
@@ -148,7 +149,7 @@ struct ProviderRoutes: Sendable {
         switch try await linker.resolve(ticket.identity, linkTo: ticket.linkUserId, signedInUserId: signedInUserId,
                                         context: request.clientContext) {
         case .signIn(let user, _):
-            await pages.audit.record(.signInSucceeded, userId: user.id, context: request.clientContext, details: ["method": provider.id])
+            await context.audit.record(.signInSucceeded, userId: user.id, context: request.clientContext, details: ["method": provider.id])
             guard let completion = completions[ticket.flow.platform] else { throw HTTPError(.badRequest, "This sign-in cannot be completed here.") }
             return try await completion.complete(user: user, ticket: ticket, request: request, web: web)
         case .linked(let user):
@@ -157,16 +158,16 @@ struct ProviderRoutes: Sendable {
             }
             return .redirect(to: "/account?notice=identity-linked")
         case .refused(let refusal, let userId, let email):
-            let message = refusal.message(label: pages.providers.label(provider.id), email: email)
+            let message = refusal.message(label: context.providers.label(provider.id), email: email)
             let reason = refusal.reason
-            await pages.audit.record(.providerSignInFailed, userId: userId, context: request.clientContext,
+            await context.audit.record(.providerSignInFailed, userId: userId, context: request.clientContext,
                                      details: ["provider": provider.id, "reason": reason])
             // From the app, the answer goes back to the app (the system browser closes), not to a page there.
             if let completion = completions[ticket.flow.platform],
                let response = await completion.fail(reason: reason, message: message, flow: ticket.flow) {
                 return response
             }
-            return pages.signInPage(web: web, email: email ?? "", returnTo: ticket.flow.returnTo, error: message,
+            return context.signInPage(web: web, email: email ?? "", returnTo: ticket.flow.returnTo, error: message,
                                     status: refusal.status == .conflict ? .conflict : .badRequest)
         }
     }
@@ -175,7 +176,7 @@ struct ProviderRoutes: Sendable {
 
     func unlink(_ request: Request) async throws -> Response {
         let (form, web, active) = try await reader.signedInForm(request)
-        let database = pages.database
+        let database = context.database
         let identities = try await database.externalIdentities.list(userId: active.user.id)
         guard let identity = identities.first(where: { $0.provider == form["provider"] && $0.subject == form["subject"] }) else {
             throw HTTPError(.notFound, "That sign-in method is not linked to your account.")
@@ -188,12 +189,12 @@ struct ProviderRoutes: Sendable {
                                                                              userId: active.user.id) {
         case .deleted: break
         case .lastMethod:
-            return try await pages.accountPage(web: web, active: active, error: "This is your only way to sign in, so it cannot be removed. Add another method first.",
+            return try await context.accountPage(web: web, active: active, error: "This is your only way to sign in, so it cannot be removed. Add another method first.",
                                                status: .conflict)
         case .notFound:
             throw HTTPError(.notFound, "That sign-in method is not linked to your account.")
         }
-        await pages.audit.record(.identityUnlinked, userId: active.user.id, context: request.clientContext, details: ["provider": identity.provider])
+        await context.audit.record(.identityUnlinked, userId: active.user.id, context: request.clientContext, details: ["provider": identity.provider])
         // Only queued: the maintenance job runner revokes upstream, never this request (item 23).
         await revocations.enqueue(pending, userId: active.user.id, context: request.clientContext)
         return .redirect(to: "/account?notice=identity-unlinked")
@@ -204,7 +205,7 @@ struct ProviderRoutes: Sendable {
     /// The sign-in page with the error's message, and an audit entry; never a 500.
     func failure(_ error: ProviderError, provider: String, request: Request, web: WebSession, returnTo: String?,
                  flow: ProviderFlow? = nil) async -> Response {
-        await pages.audit.record(.providerSignInFailed, userId: web.user?.id, context: request.clientContext,
+        await context.audit.record(.providerSignInFailed, userId: web.user?.id, context: request.clientContext,
                                  details: ["provider": provider, "reason": error.auditReason])
         // A native flow reports back to the app (which closes the system browser and shows the message).
         if let flow, let completion = completions[flow.platform],
@@ -215,7 +216,7 @@ struct ProviderRoutes: Sendable {
         case .unavailable, .timedOut, .misconfigured: .serviceUnavailable
         default: .badRequest
         }
-        return pages.signInPage(web: web, email: "", returnTo: returnTo, error: error.userMessage, status: status)
+        return context.signInPage(web: web, email: "", returnTo: returnTo, error: error.userMessage, status: status)
     }
 
     static func providerError(_ error: any Error) -> ProviderError {

@@ -68,25 +68,25 @@ struct ProviderWiring: Sendable {
                                        linkVerifiedEmails: providers.linkVerifiedEmails, trustsEmail: { providers.trustsEmail(of: $0) })
     }
 
-    func routes(accountPages: AccountPages, services: IdentityServices, publicBase: String, layout: PageLayout) -> ProviderRoutes {
-        ProviderRoutes(registry: registry, flows: flows, linker: makeLinker(), pages: accountPages, revocations: revocations,
+    func routes(context: PageContext, services: IdentityServices, publicBase: String) -> ProviderRoutes {
+        ProviderRoutes(registry: registry, flows: flows, linker: makeLinker(), context: context, revocations: revocations,
                        completions: [.web: WebSignInCompletion(sessions: services.sessions, cookies: services.webSessions.cookies),
                                      .native: NativeHandoffCompletion(apps: NativeAppDirectory(registry: services.tokens.registry),
                                                                       handoffs: services.handoffs, confirmations: services.handoffConfirmations,
-                                                                      reader: services.webSessions, layout: layout,
+                                                                      reader: context.reader, layout: context.layout,
                                                                       userLabel: { $0.email })],
                        publicBase: publicBase, linkMaxSignInAge: configuration.linkMaxSignInAge)
     }
 
     /// The `/oauth/authorize?provider=…` hint, starting flows exactly as the sign-in page's buttons do.
-    func signInHint(accountPages: AccountPages, services: IdentityServices, publicBase: String, layout: PageLayout) -> ProviderSignInHint {
-        ProviderSignInHint(routes: routes(accountPages: accountPages, services: services, publicBase: publicBase, layout: layout))
+    func signInHint(context: PageContext, services: IdentityServices, publicBase: String) -> ProviderSignInHint {
+        ProviderSignInHint(routes: routes(context: context, services: services, publicBase: publicBase))
     }
 
-    func register(into router: inout Router, accountPages: AccountPages, services: IdentityServices, publicBase: String, layout: PageLayout) {
+    func register(into router: inout Router, context: PageContext, services: IdentityServices, publicBase: String) {
         registry.simulator?.register(into: &router)
         let providers = configuration
-        routes(accountPages: accountPages, services: services, publicBase: publicBase, layout: layout).register(into: &router)
+        routes(context: context, services: services, publicBase: publicBase).register(into: &router)
         if let apple = registry.apple {
             let events = AppleAccountEvents(database: services.database, sessions: services.sessions, accounts: services.accounts,
                                             audit: services.audit, clock: services.clock, accountDeletion: providers.appleAccountDeletion)

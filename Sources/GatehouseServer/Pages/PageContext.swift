@@ -1,0 +1,43 @@
+import Foundation
+import GatehouseHTTP
+import GatehouseIdentity
+import GatehouseStore
+
+/// What every page route shares, built once in `GatehouseApp`: the layout, the session reader and the
+/// services the shared screens need. Each page route takes what it uses from this one value instead of
+/// reaching through another route's struct.
+struct PageContext: Sendable {
+    let layout: PageLayout
+    let reader: WebSessionReader
+    let database: any GatehouseDatabase
+    let audit: AuditTrail
+    let clock: IdentityClock
+    let sessions: SessionService
+    /// Client names on the account page's "Applications" list.
+    let clients: ClientRegistry
+    /// Provider buttons, sign-in methods and deletion hooks (empty without providers).
+    let providers: ProviderPages
+
+    /// A page response, setting the pre-session CSRF cookie when this request minted one.
+    func page(_ title: String, _ body: HTML, web: WebSession, status: HTTPStatus = .ok) -> Response {
+        var response = Response.html(layout.render(title: title, body: body, signedIn: web.user != nil,
+                                                   csrf: reader.token(for: web)), status: status)
+        if let cookie = web.newCSRFCookie { response.setCookie(cookie) }
+        response.noStore()
+        return response
+    }
+
+    /// Maps an account error to the page it should show, with the right status.
+    func status(for error: AccountError) -> HTTPStatus {
+        switch error {
+        case .rateLimited: .tooManyRequests
+        case .invalidCredentials, .accountDisabled: .unauthorized
+        case .emailTaken, .lastSignInMethod: .conflict
+        case .invalidToken, .notFound: .badRequest
+        case .emailUnverified, .reauthenticationRequired: .forbidden
+        case .invalidEmail, .weakPassword: .unprocessableContent
+        }
+    }
+
+    func hidden(_ name: String, _ value: String) -> HTML { PageLayout.hidden(name, value) }
+}

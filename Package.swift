@@ -34,10 +34,11 @@ let package = Package(
         // MARK: Crypto: JOSE, keys, passwords, primitives
         .target(name: "GatehouseCrypto", dependencies: ["COpenSSL", "CSodium", "CCrypt"]),
 
-        // MARK: Store: backend-neutral protocols and the SQLite backend
+        // MARK: Store: backend-neutral protocols, the stores written once in SQL, and the two backends
         .target(name: "GatehouseStore"),
-        .target(name: "GatehouseSQLite", dependencies: ["GatehouseStore", "CSQLite"]),
-        .target(name: "GatehousePostgres", dependencies: ["GatehouseStore", "CLibPQ"]),
+        .target(name: "GatehouseSQLStore", dependencies: ["GatehouseStore"]),
+        .target(name: "GatehouseSQLite", dependencies: ["GatehouseStore", "GatehouseSQLStore", "CSQLite"]),
+        .target(name: "GatehousePostgres", dependencies: ["GatehouseStore", "GatehouseSQLStore", "CLibPQ"]),
 
         // MARK: Identity core: accounts, sessions, policies (no HTTP, no SQL)
         .target(name: "GatehouseIdentity", dependencies: ["GatehouseCrypto", "GatehouseStore", "GatehouseNetwork"]),
@@ -81,7 +82,7 @@ let package = Package(
         .testTarget(name: "GatehouseHTTPTests", dependencies: ["GatehouseHTTP", "GatehouseTesting", "GatehouseNetwork"]),
         .testTarget(name: "GatehouseHTTPServerTests", dependencies: ["GatehouseHTTPServer", "GatehouseHTTP", "GatehouseTesting"]),
         .testTarget(name: "GatehouseCryptoTests", dependencies: ["GatehouseCrypto"]),
-        .testTarget(name: "GatehouseStoreTests", dependencies: ["GatehouseStore", "GatehouseSQLite", "CSQLite", "GatehousePostgres", "CLibPQ"]),
+        .testTarget(name: "GatehouseStoreTests", dependencies: ["GatehouseStore", "GatehouseSQLStore", "GatehouseSQLite", "CSQLite", "GatehousePostgres", "CLibPQ"]),
         .testTarget(name: "GatehouseIdentityTests", dependencies: ["GatehouseIdentity", "GatehouseSQLite", "GatehouseStore", "GatehouseCrypto"]),
         .testTarget(name: "GatehouseClientTests", dependencies: ["GatehouseClient"]),
         .testTarget(name: "GatehouseClientOpenSSLTests", dependencies: ["GatehouseClientOpenSSL", "GatehouseClient", "GatehouseCrypto"]),

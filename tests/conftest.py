@@ -100,7 +100,7 @@ class GatehouseProcess:
         except subprocess.TimeoutExpired:
             self.process.kill()
             raise
-        assert code == 0, "gatehouse did not exit cleanly:\n" + "".join(self.lines[-20:])
+        assert code == 0, "gatehouse did not exit cleanly:\n" + "".join(self.lines[-400:])
 
 
 @pytest.fixture

@@ -19,15 +19,21 @@ public final class HMACSHA256: @unchecked Sendable {
     public init<Key: Collection>(key: Key) where Key.Element == UInt8 {
         let keyBytes = Array(key)
         guard let ctx = EVP_MAC_CTX_new(OpenSSLAlgorithms.hmac) else { fatalError("EVP_MAC_CTX_new failed") }
-        let ok = "SHA256".withCString { digest in
-            var params = [
-                OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, UnsafeMutablePointer(mutating: digest), 0),
-                OSSL_PARAM_construct_end(),
-            ]
-            return keyBytes.withUnsafeBufferPointer { k in
-                // An empty key still needs a non-NULL pointer or OpenSSL keeps "no key set".
-                withUnsafePointer(to: UInt8(0)) { zero in
-                    EVP_MAC_init(ctx, k.baseAddress ?? zero, k.count, &params)
+        // An OSSL_PARAM keeps pointers to its name and value, so both C strings must outlive
+        // EVP_MAC_init. Passing the imported `OSSL_MAC_PARAM_DIGEST` String straight to the construct
+        // call made a temporary that was gone by then: under load OpenSSL read freed memory as the
+        // parameter name, found no digest, and the precondition below stopped the server.
+        let ok = OSSL_MAC_PARAM_DIGEST.withCString { name in
+            "SHA256".withCString { digest in
+                var params = [
+                    OSSL_PARAM_construct_utf8_string(name, UnsafeMutablePointer(mutating: digest), 0),
+                    OSSL_PARAM_construct_end(),
+                ]
+                return keyBytes.withUnsafeBufferPointer { k in
+                    // An empty key still needs a non-NULL pointer or OpenSSL keeps "no key set".
+                    withUnsafePointer(to: UInt8(0)) { zero in
+                        EVP_MAC_init(ctx, k.baseAddress ?? zero, k.count, &params)
+                    }
                 }
             }
         }

@@ -1,14 +1,16 @@
 import CLibPQ
 import Foundation
+import GatehouseSQLStore
 import GatehouseStore
 
 /// One libpq connection with its prepared-statement cache.
 ///
 /// libpq connections are not thread-safe: each one belongs to a `PostgresConnectionSlot`,
 /// whose serial queue is the only code that touches it, one operation at a time.
-final class PostgresConnection: @unchecked Sendable {  // owns a PGconn*, confined to its slot's queue
+final class PostgresConnection: SQLConnection, @unchecked Sendable {  // owns a PGconn*, confined to its slot's queue
     private var handle: OpaquePointer?
-    /// SQL text → server-side prepared statement name (`PQprepare` once per connection).
+    /// SQL text as the stores write it (`?` placeholders) → server-side prepared statement name
+    /// (`PQprepare` once per connection, after numbering the placeholders once).
     private var statementNames: [String: String] = [:]
 
     /// Connects and applies per-connection settings. Blocking: call only from a slot's queue.
@@ -88,21 +90,21 @@ final class PostgresConnection: @unchecked Sendable {  // owns a PGconn*, confin
 
     /// Runs a statement; returns the number of rows it changed (or returned).
     @discardableResult
-    func run(_ sql: String, _ parameters: [any PostgresBindable]) throws -> Int {
+    func run(_ sql: String, _ parameters: [any SQLBindable]) throws -> Int {
         let result = try execPrepared(sql, parameters)
         defer { PQclear(result) }
         return PQcmdTuples(result).flatMap { Int(String(cString: $0)) } ?? 0
     }
 
     /// Runs a query and maps every row.
-    func query<T>(_ sql: String, _ parameters: [any PostgresBindable], _ map: (PostgresRow) throws -> T) throws -> [T] {
+    func query<T>(_ sql: String, _ parameters: [any SQLBindable], _ map: (PostgresRow) throws -> T) throws -> [T] {
         let result = try execPrepared(sql, parameters)
         defer { PQclear(result) }
         return try (0..<PQntuples(result)).map { try map(PostgresRow(result: result, row: $0)) }
     }
 
     /// Runs a query and maps its first row, or returns nil.
-    func queryOne<T>(_ sql: String, _ parameters: [any PostgresBindable], _ map: (PostgresRow) throws -> T) throws -> T? {
+    func queryOne<T>(_ sql: String, _ parameters: [any SQLBindable], _ map: (PostgresRow) throws -> T) throws -> T? {
         let result = try execPrepared(sql, parameters)
         defer { PQclear(result) }
         guard PQntuples(result) > 0 else { return nil }
@@ -134,16 +136,16 @@ final class PostgresConnection: @unchecked Sendable {  // owns a PGconn*, confin
     private func preparedName(_ sql: String, _ connection: OpaquePointer) throws -> String {
         if let name = statementNames[sql] { return name }
         let name = "gh_\(statementNames.count)"
-        PQclear(try check(PQprepare(connection, name, sql, 0, nil), context: "prepare \(sql)"))
+        PQclear(try check(PQprepare(connection, name, SQLPlaceholders.numbered(sql), 0, nil), context: "prepare \(sql)"))
         statementNames[sql] = name
         return name
     }
 
     /// Executes a prepared statement with results in binary format; the caller clears the result.
-    private func execPrepared(_ sql: String, _ parameters: [any PostgresBindable]) throws -> OpaquePointer {
+    private func execPrepared(_ sql: String, _ parameters: [any SQLBindable]) throws -> OpaquePointer {
         let connection = try openHandle()
         let name = try preparedName(sql, connection)
-        let result = try PostgresParameters(parameters.map(\.postgresValue)).withArrays { count, values, lengths, formats in
+        let result = try PostgresParameters(parameters.map(\.sqlValue)).withArrays { count, values, lengths, formats in
             PQexecPrepared(connection, name, count, values, lengths, formats, 1)
         }
         return try check(result, context: sql)

@@ -1,11 +1,11 @@
 import CLibPQ
-import Foundation
+import GatehouseSQLStore
 
 /// Read access to one row of a result fetched in binary format; valid only inside the row closure.
 ///
 /// Binary results give raw bytes for `bytea` and `text` (no hex decoding) and big-endian
 /// integers, whose width depends on the column type (`COUNT(*)` is int8, a literal `1` int4).
-struct PostgresRow {
+struct PostgresRow: SQLRow {
     let result: OpaquePointer
     let row: Int32
 
@@ -29,10 +29,6 @@ struct PostgresRow {
         return value
     }
 
-    func int(_ column: Int32) -> Int {
-        Int(int64(column))
-    }
-
     func bool(_ column: Int32) -> Bool {
         bytes(column).first.map { $0 != 0 } ?? false
     }
@@ -41,19 +37,7 @@ struct PostgresRow {
         String(decoding: bytes(column), as: UTF8.self)
     }
 
-    func optionalText(_ column: Int32) -> String? {
-        isNull(column) ? nil : text(column)
-    }
-
     func blob(_ column: Int32) -> [UInt8] {
         Array(bytes(column))
-    }
-
-    func date(_ column: Int32) -> Date {
-        Date(millisecondsSinceEpoch: int64(column))
-    }
-
-    func optionalDate(_ column: Int32) -> Date? {
-        isNull(column) ? nil : date(column)
     }
 }

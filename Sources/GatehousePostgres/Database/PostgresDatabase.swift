@@ -1,4 +1,5 @@
 import Foundation
+import GatehouseSQLStore
 import GatehouseStore
 
 /// The PostgreSQL backend of `GatehouseDatabase`, for when one machine is not enough.
@@ -9,53 +10,17 @@ import GatehouseStore
 /// hold across any number of processes. A connection lost to a server restart or
 /// `pg_terminate_backend` is replaced: the operation that hit it fails with
 /// `StoreError.unavailable`, and later ones succeed once the server is back.
-public final class PostgresDatabase: GatehouseDatabase {
+public final class PostgresDatabase: SQLStoreDatabase {
     /// Where this database lives and how the pool is sized.
     public let configuration: PostgresConfiguration
     let pool: PostgresConnectionPool
-
-    public let signingKeys: any SigningKeyStore
-    public let users: any UserStore
-    public let sessions: any SessionStore
-    public let oneTimeTokens: any OneTimeTokenStore
-    public let rateLimits: any RateLimitStore
-    public let auditLog: any AuditLogStore
-    public let flowStates: any FlowStateStore
-    public let oauthClients: any OAuthClientStore
-    public let authorizationCodes: any AuthorizationCodeStore
-    public let refreshTokens: any RefreshTokenStore
-    public let revokedAccessTokens: any RevokedAccessTokenStore
-    public let consents: any ConsentStore
-    public let externalIdentities: any ExternalIdentityStore
-    public let pendingRevocations: any PendingRevocationStore
-    public let outboundDeliveries: any OutboundDeliveryStore
-    public let providerEvents: any ProviderEventStore
-    public let leases: any LeaseStore
-    public let userImports: any UserImportStore
-    public let userSearch: any UserSearchStore
+    /// Every store, written once in `GatehouseSQLStore` over this backend's pool.
+    public let stores: SQLStores
 
     private init(configuration: PostgresConfiguration, pool: PostgresConnectionPool) {
         self.configuration = configuration
         self.pool = pool
-        signingKeys = PostgresSigningKeyStore(pool: pool)
-        users = PostgresUserStore(pool: pool)
-        sessions = PostgresSessionStore(pool: pool)
-        oneTimeTokens = PostgresOneTimeTokenStore(pool: pool)
-        rateLimits = PostgresRateLimitStore(pool: pool)
-        auditLog = PostgresAuditLogStore(pool: pool)
-        flowStates = PostgresFlowStateStore(pool: pool)
-        oauthClients = PostgresOAuthClientStore(pool: pool)
-        authorizationCodes = PostgresAuthorizationCodeStore(pool: pool)
-        refreshTokens = PostgresRefreshTokenStore(pool: pool)
-        revokedAccessTokens = PostgresRevokedAccessTokenStore(pool: pool)
-        consents = PostgresConsentStore(pool: pool)
-        userImports = PostgresUserImportStore(pool: pool)
-        userSearch = PostgresUserImportStore(pool: pool)
-        externalIdentities = PostgresExternalIdentityStore(pool: pool)
-        pendingRevocations = PostgresPendingRevocationStore(pool: pool)
-        outboundDeliveries = PostgresOutboundDeliveryStore(pool: pool)
-        providerEvents = PostgresProviderEventStore(pool: pool)
-        leases = PostgresLeaseStore(pool: pool)
+        stores = SQLStores(database: pool, migrator: PostgresMigrator.shared)
     }
 
     /// Opens a pool for a `postgres://` or `postgresql://` URL (see `PostgresConfiguration`)
@@ -78,23 +43,6 @@ public final class PostgresDatabase: GatehouseDatabase {
         return PostgresDatabase(configuration: configuration, pool: pool)
     }
 
-    public func migrate() async throws -> MigrationReport {
-        try await pool.withConnection { try PostgresMigrator.migrate($0) }
-    }
-
-    public func schemaVersion() async throws -> Int {
-        try await pool.withConnection { try PostgresMigrator.currentVersion($0) }
-    }
-
-    public func ping() async throws {
-        let answer = try await pool.withConnection { try $0.queryOne("SELECT 1", []) { $0.int(0) } }
-        guard answer == 1 else { throw StoreError.unavailable(detail: "postgres ping returned \(String(describing: answer))") }
-    }
-
-    public func close() async {
-        await pool.close()
-    }
-
     /// The latest schema version this build's PostgreSQL migrations reach.
-    public static var supportedSchemaVersion: Int { PostgresMigrator.latestVersion }
+    public static var supportedSchemaVersion: Int { PostgresMigrator.shared.latestVersion }
 }

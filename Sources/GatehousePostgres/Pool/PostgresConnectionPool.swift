@@ -1,3 +1,4 @@
+import GatehouseSQLStore
 import GatehouseStore
 import Synchronization
 
@@ -7,7 +8,7 @@ import Synchronization
 /// is busy the operation waits in a FIFO queue of continuations — suspended, so no thread of
 /// the cooperative pool is held while waiting — and the next released slot goes to the
 /// longest waiter.
-final class PostgresConnectionPool: Sendable {
+final class PostgresConnectionPool: SQLDatabase {
     private struct State {
         var free: [Int]
         var waiters: [CheckedContinuation<Int, any Error>] = []
@@ -28,6 +29,23 @@ final class PostgresConnectionPool: Sendable {
         let index = try await acquire()
         defer { release(index) }
         return try await slots[index].run(body)
+    }
+
+    var dialect: SQLDialect { .postgres }
+
+    /// Autocommit on a leased connection: PostgreSQL readers need no separate connections.
+    func read<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) throws -> T) async throws -> T {
+        try await withConnection(body)
+    }
+
+    /// Autocommit on a leased connection: each statement is its own transaction.
+    func write<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) throws -> T) async throws -> T {
+        try await withConnection(body)
+    }
+
+    /// Autocommit on a leased connection, as `write`: the migrator manages its own transactions.
+    func withoutTransaction<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) throws -> T) async throws -> T {
+        try await withConnection(body)
     }
 
     /// Runs `body` inside `BEGIN … COMMIT` on a leased connection.

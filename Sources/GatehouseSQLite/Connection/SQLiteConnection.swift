@@ -1,12 +1,13 @@
 import CSQLite
 import Foundation
+import GatehouseSQLStore
 import GatehouseStore
 
 /// One SQLite connection with its prepared-statement cache.
 ///
 /// Not thread-safe by design (opened with `SQLITE_OPEN_NOMUTEX`): each connection is owned by
 /// exactly one serial `SQLiteConnectionQueue`, which is the only code that touches it.
-final class SQLiteConnection: @unchecked Sendable {  // confined to its owning serial queue
+final class SQLiteConnection: SQLConnection, @unchecked Sendable {  // confined to its owning serial queue
     /// How a connection is used; readers refuse writes so a bug cannot bypass the writer. The
     /// checkpointer only copies WAL frames back into the database file, off the writer's path.
     enum Role { case writer, reader, checkpointer }
@@ -93,7 +94,7 @@ final class SQLiteConnection: @unchecked Sendable {  // confined to its owning s
 
     /// Runs a statement that returns no rows of interest; returns the number of changed rows.
     @discardableResult
-    func run(_ sql: String, _ parameters: [any SQLiteBindable]) throws -> Int {
+    func run(_ sql: String, _ parameters: [any SQLBindable]) throws -> Int {
         try withStatement(sql, parameters) { statement in
             while try step(statement, sql) {}
             return Int(sqlite3_changes(handle))
@@ -101,7 +102,7 @@ final class SQLiteConnection: @unchecked Sendable {  // confined to its owning s
     }
 
     /// Runs a query and maps every row.
-    func query<T>(_ sql: String, _ parameters: [any SQLiteBindable], _ map: (SQLiteRow) throws -> T) throws -> [T] {
+    func query<T>(_ sql: String, _ parameters: [any SQLBindable], _ map: (SQLiteRow) throws -> T) throws -> [T] {
         try withStatement(sql, parameters) { statement in
             var rows: [T] = []
             while try step(statement, sql) { rows.append(try map(SQLiteRow(statement: statement))) }
@@ -111,7 +112,7 @@ final class SQLiteConnection: @unchecked Sendable {  // confined to its owning s
 
     /// Runs a query and maps its first row, or returns nil. Steps to the end so `RETURNING`
     /// writes complete and the statement releases its snapshot.
-    func queryOne<T>(_ sql: String, _ parameters: [any SQLiteBindable], _ map: (SQLiteRow) throws -> T) throws -> T? {
+    func queryOne<T>(_ sql: String, _ parameters: [any SQLBindable], _ map: (SQLiteRow) throws -> T) throws -> T? {
         try withStatement(sql, parameters) { statement in
             var first: T?
             while try step(statement, sql) {
@@ -234,7 +235,7 @@ final class SQLiteConnection: @unchecked Sendable {  // confined to its owning s
         return statement
     }
 
-    private func withStatement<T>(_ sql: String, _ parameters: [any SQLiteBindable],
+    private func withStatement<T>(_ sql: String, _ parameters: [any SQLBindable],
                                   _ body: (OpaquePointer) throws -> T) throws -> T {
         let statement = try prepared(sql)
         // Reset even on error: a statement left mid-step would pin a read snapshot.
@@ -243,18 +244,21 @@ final class SQLiteConnection: @unchecked Sendable {  // confined to its owning s
             sqlite3_clear_bindings(statement)
         }
         for (offset, parameter) in parameters.enumerated() {
-            try bind(parameter.sqliteValue, at: Int32(offset + 1), to: statement, sql: sql)
+            try bind(parameter.sqlValue, at: Int32(offset + 1), to: statement, sql: sql)
         }
         return try body(statement)
     }
 
-    private func bind(_ value: SQLiteValue, at index: Int32, to statement: OpaquePointer, sql: String) throws {
+    private func bind(_ value: SQLValue, at index: Int32, to statement: OpaquePointer, sql: String) throws {
         let rc: Int32
         switch value {
         case .null:
             rc = sqlite3_bind_null(statement, index)
         case .integer(let number):
             rc = sqlite3_bind_int64(statement, index, number)
+        case .bool(let flag):
+            // SQLite has no boolean type: 0 and 1 in INTEGER columns.
+            rc = sqlite3_bind_int64(statement, index, flag ? 1 : 0)
         case .text(let string):
             // Explicit byte length: strings with embedded NULs are not truncated.
             let length = Int32(string.utf8.count)

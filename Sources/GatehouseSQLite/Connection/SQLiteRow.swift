@@ -1,8 +1,8 @@
 import CSQLite
-import Foundation
+import GatehouseSQLStore
 
 /// Read access to the current row of a stepping statement; valid only inside the row closure.
-struct SQLiteRow {
+struct SQLiteRow: SQLRow {
     let statement: OpaquePointer
 
     func isNull(_ column: Int32) -> Bool {
@@ -11,10 +11,6 @@ struct SQLiteRow {
 
     func int64(_ column: Int32) -> Int64 {
         sqlite3_column_int64(statement, column)
-    }
-
-    func int(_ column: Int32) -> Int {
-        Int(sqlite3_column_int64(statement, column))
     }
 
     func bool(_ column: Int32) -> Bool {
@@ -27,22 +23,10 @@ struct SQLiteRow {
         return String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)
     }
 
-    func optionalText(_ column: Int32) -> String? {
-        isNull(column) ? nil : text(column)
-    }
-
     func blob(_ column: Int32) -> [UInt8] {
         // A zero-length blob comes back as a NULL pointer.
         guard let pointer = sqlite3_column_blob(statement, column) else { return [] }
         let count = Int(sqlite3_column_bytes(statement, column))
         return Array(UnsafeRawBufferPointer(start: pointer, count: count))
-    }
-
-    func date(_ column: Int32) -> Date {
-        Date(millisecondsSinceEpoch: int64(column))
-    }
-
-    func optionalDate(_ column: Int32) -> Date? {
-        isNull(column) ? nil : date(column)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import GatehouseSQLStore
 import GatehouseStore
 
 /// The SQLite backend of `GatehouseDatabase`.
@@ -9,53 +10,17 @@ import GatehouseStore
 /// checkpointer connection that keeps WAL checkpoints off the writer, and a few reader
 /// connections. All SQLite calls run on the connections' own dispatch queues, never on the
 /// cooperative pool.
-public final class SQLiteDatabase: GatehouseDatabase {
+public final class SQLiteDatabase: SQLStoreDatabase {
     /// Where this database lives.
     public let location: SQLiteLocation
     let pool: SQLiteConnectionPool
-
-    public let signingKeys: any SigningKeyStore
-    public let users: any UserStore
-    public let sessions: any SessionStore
-    public let oneTimeTokens: any OneTimeTokenStore
-    public let rateLimits: any RateLimitStore
-    public let auditLog: any AuditLogStore
-    public let flowStates: any FlowStateStore
-    public let oauthClients: any OAuthClientStore
-    public let authorizationCodes: any AuthorizationCodeStore
-    public let refreshTokens: any RefreshTokenStore
-    public let revokedAccessTokens: any RevokedAccessTokenStore
-    public let consents: any ConsentStore
-    public let externalIdentities: any ExternalIdentityStore
-    public let pendingRevocations: any PendingRevocationStore
-    public let outboundDeliveries: any OutboundDeliveryStore
-    public let providerEvents: any ProviderEventStore
-    public let leases: any LeaseStore
-    public let userImports: any UserImportStore
-    public let userSearch: any UserSearchStore
+    /// Every store, written once in `GatehouseSQLStore` over this backend's pool.
+    public let stores: SQLStores
 
     private init(location: SQLiteLocation, pool: SQLiteConnectionPool) {
         self.location = location
         self.pool = pool
-        signingKeys = SQLiteSigningKeyStore(pool: pool)
-        users = SQLiteUserStore(pool: pool)
-        sessions = SQLiteSessionStore(pool: pool)
-        oneTimeTokens = SQLiteOneTimeTokenStore(pool: pool)
-        rateLimits = SQLiteRateLimitStore(pool: pool)
-        auditLog = SQLiteAuditLogStore(pool: pool)
-        flowStates = SQLiteFlowStateStore(pool: pool)
-        oauthClients = SQLiteOAuthClientStore(pool: pool)
-        authorizationCodes = SQLiteAuthorizationCodeStore(pool: pool)
-        refreshTokens = SQLiteRefreshTokenStore(pool: pool)
-        revokedAccessTokens = SQLiteRevokedAccessTokenStore(pool: pool)
-        consents = SQLiteConsentStore(pool: pool)
-        userImports = SQLiteUserImportStore(pool: pool)
-        userSearch = SQLiteUserImportStore(pool: pool)
-        externalIdentities = SQLiteExternalIdentityStore(pool: pool)
-        pendingRevocations = SQLitePendingRevocationStore(pool: pool)
-        outboundDeliveries = SQLiteOutboundDeliveryStore(pool: pool)
-        providerEvents = SQLiteProviderEventStore(pool: pool)
-        leases = SQLiteLeaseStore(pool: pool)
+        stores = SQLStores(database: pool, migrator: SQLiteMigrator.shared)
     }
 
     /// Opens (creating if needed) the database at a `sqlite:` URL; see `SQLiteLocation` for
@@ -120,25 +85,8 @@ public final class SQLiteDatabase: GatehouseDatabase {
         return SQLiteDatabase(location: location, pool: SQLiteConnectionPool(writer: groupWriter, readers: readers))
     }
 
-    public func migrate() async throws -> MigrationReport {
-        try await pool.withWriter { try SQLiteMigrator.migrate($0) }
-    }
-
-    public func schemaVersion() async throws -> Int {
-        try await pool.read { try SQLiteMigrator.currentVersion($0) }
-    }
-
-    public func ping() async throws {
-        let answer = try await pool.read { try $0.queryOne("SELECT 1", []) { $0.int(0) } }
-        guard answer == 1 else { throw StoreError.unavailable(detail: "sqlite ping returned \(String(describing: answer))") }
-    }
-
-    public func close() async {
-        await pool.close()
-    }
-
     /// The latest schema version this build's SQLite migrations reach.
-    public static var supportedSchemaVersion: Int { SQLiteMigrator.latestVersion }
+    public static var supportedSchemaVersion: Int { SQLiteMigrator.shared.latestVersion }
 
     /// The value of a PRAGMA such as `journal_mode` or `foreign_keys`, read on the writer or on
     /// a reader connection (their settings differ: readers are `query_only`). For diagnostics and

@@ -1,3 +1,4 @@
+import GatehouseSQLStore
 import Synchronization
 
 /// One writer connection and a few reader connections to the same database.
@@ -6,7 +7,7 @@ import Synchronization
 /// are serialised before they reach SQLite and never see SQLITE_BUSY from each other;
 /// `busy_timeout` only has to cover other processes. In WAL mode readers never block the writer
 /// or each other.
-final class SQLiteConnectionPool: Sendable {
+final class SQLiteConnectionPool: SQLDatabase {
     private let writer: SQLiteWriter
     private let readers: [SQLiteConnectionQueue]
     private let nextReader = Atomic<Int>(0)
@@ -48,6 +49,19 @@ final class SQLiteConnectionPool: Sendable {
     /// writes, each in its own savepoint); returns after the commit.
     func write<T: Sendable>(_ body: @escaping @Sendable (SQLiteConnection) throws -> T) async throws -> T {
         try await writer.write(body)
+    }
+
+    /// The same as `write`: one `BEGIN IMMEDIATE` transaction on the single writer already
+    /// excludes every other writer, in this process and in others.
+    func transaction<T: Sendable>(_ body: @escaping @Sendable (SQLiteConnection) throws -> T) async throws -> T {
+        try await write(body)
+    }
+
+    var dialect: SQLDialect { .sqlite }
+
+    /// On the writer: the migrator manages its own transactions.
+    func withoutTransaction<T: Sendable>(_ body: @escaping @Sendable (SQLiteConnection) throws -> T) async throws -> T {
+        try await withWriter(body)
     }
 
     /// Runs `body` on the writer without an enclosing transaction (the migrator manages its own).

@@ -1,0 +1,83 @@
+import Foundation
+import GatehouseStore
+
+/// One schema version's DDL for one backend. Version numbers and names follow `StoreSchema.versions`.
+public struct SQLMigration: Sendable {
+    public let version: Int
+    public let name: String
+    /// Statements run inside the migration's transaction.
+    public let sql: String
+
+    public init(version: Int, name: String, sql: String) {
+        self.version = version
+        self.name = name
+        self.sql = sql
+    }
+}
+
+/// What the migrator needs of a backend's connection beyond `SQLConnection`.
+public protocol SQLMigratingConnection: SQLConnection {
+    /// Runs statements without parameters (DDL; may hold several).
+    func execute(_ sql: String) throws
+    /// Runs `body` in a transaction no other migrator (in this process or another) runs beside:
+    /// SQLite `BEGIN IMMEDIATE`; PostgreSQL `BEGIN` and a transaction-scoped advisory lock.
+    func migrationTransaction<T>(_ body: () throws -> T) throws -> T
+    /// Whether the table `name` exists (PostgreSQL: as found through `search_path`).
+    func tableExists(_ name: String) throws -> Bool
+}
+
+/// Applies a backend's migrations, each version in its own transaction, and keeps the
+/// bookkeeping both backends share: one row per applied version in `gatehouse_schema_migrations`
+/// (not `PRAGMA user_version`), so it also shows when each version was applied. Every migrating
+/// transaction re-reads the version first, so processes that start at once apply each version
+/// exactly once.
+public struct SQLMigrator: Sendable {
+    public static let bookkeepingTable = "gatehouse_schema_migrations"
+
+    private let migrations: [SQLMigration]
+    /// `CREATE TABLE IF NOT EXISTS gatehouse_schema_migrations …` in the backend's types.
+    private let bookkeepingDDL: String
+
+    public init(migrations: [SQLMigration], bookkeepingDDL: String) {
+        self.migrations = migrations
+        self.bookkeepingDDL = bookkeepingDDL
+    }
+
+    /// The latest schema version these migrations reach.
+    public var latestVersion: Int { migrations.last?.version ?? 0 }
+
+    /// Blocking; runs on the connection's own queue. Throws `StoreError.schemaTooNew` (and
+    /// changes nothing) when the database was migrated by a newer build.
+    public func migrate(_ connection: some SQLMigratingConnection) throws -> MigrationReport {
+        let supported = latestVersion
+        let initial = try connection.migrationTransaction { () throws -> Int in
+            try connection.execute(bookkeepingDDL)
+            return try currentVersion(connection)
+        }
+        if initial > supported { throw StoreError.schemaTooNew(found: initial, supported: supported) }
+
+        var applied: [Int] = []
+        for migration in migrations where migration.version > initial {
+            let didApply = try connection.migrationTransaction { () throws -> Bool in
+                // Re-read under the lock: another process may have migrated meanwhile.
+                let current = try currentVersion(connection)
+                if current > supported { throw StoreError.schemaTooNew(found: current, supported: supported) }
+                guard current < migration.version else { return false }
+                try connection.execute(migration.sql)
+                try connection.run("INSERT INTO \(Self.bookkeepingTable) (version, name, applied_at) VALUES (?, ?, ?)",
+                                   [migration.version, migration.name, Date()])
+                return true
+            }
+            if didApply { applied.append(migration.version) }
+        }
+        return MigrationReport(fromVersion: initial, toVersion: try currentVersion(connection), applied: applied)
+    }
+
+    /// The version the database is at; 0 when the bookkeeping table does not exist yet.
+    public func currentVersion(_ connection: some SQLMigratingConnection) throws -> Int {
+        guard try connection.tableExists(Self.bookkeepingTable) else { return 0 }
+        return try connection.queryOne("SELECT COALESCE(MAX(version), 0) FROM \(Self.bookkeepingTable)", []) {
+            $0.int(0)
+        } ?? 0
+    }
+}

@@ -1,0 +1,49 @@
+import Foundation
+import GatehouseStore
+
+/// Each hot read in one statement (`HotReadQueries`, written once for both backends) on one connection.
+struct SQLHotReads<Database: SQLDatabase>: HotReadStore {
+    let database: Database
+
+    func sessionWithUser(idHash: TokenHash, now: Date) async throws -> SessionWithUser? {
+        try await database.read { db in
+            try db.queryOne(HotReadQueries.sessionWithUser, [idHash, now]) { row in
+                SessionWithUser(session: Self.session(row), user: Self.user(row, from: 9))
+            }
+        }
+    }
+
+    func sessionWithUserAndProviders(idHash: TokenHash, now: Date) async throws -> SessionWithUser? {
+        let rows = try await database.read { db in
+            try db.query(HotReadQueries.sessionWithUserAndProviders, [idHash, now]) { row in
+                (SessionWithUser(session: Self.session(row), user: Self.user(row, from: 9)), row.optionalText(17))
+            }
+        }
+        guard let first = rows.first?.0 else { return nil }
+        return SessionWithUser(session: first.session, user: first.user,
+                               providers: Array(Set(rows.compactMap(\.1))).sorted())
+    }
+
+    func bearerSubject(userId: String, revocationKeys: [String]) async throws -> BearerSubject {
+        let keys = HotReadQueries.revocationPair(revocationKeys)
+        return try await database.read { db in
+            try db.queryOne(HotReadQueries.bearerSubject, [userId, keys[0], keys[1]]) { row in
+                BearerSubject(revoked: row.bool(8), user: row.isNull(0) ? nil : Self.user(row, from: 0))
+            }
+        } ?? BearerSubject(revoked: false, user: nil)
+    }
+
+    /// The `SessionStore` columns, first in the row.
+    private static func session(_ row: some SQLRow) -> Session {
+        Session(idHash: row.tokenHash(0), userId: row.text(1), createdAt: row.date(2), lastSeenAt: row.date(3),
+                idleExpiresAt: row.date(4), absoluteExpiresAt: row.date(5), ip: row.optionalText(6),
+                userAgent: row.optionalText(7), authMethods: row.text(8).split(separator: " ").map(String.init))
+    }
+
+    /// The `UserStore` columns starting at `first`.
+    private static func user(_ row: some SQLRow, from first: Int32) -> User {
+        User(id: row.text(first), email: row.text(first + 1), displayName: row.optionalText(first + 2),
+             passwordHash: row.optionalText(first + 3), emailVerified: row.bool(first + 4), disabled: row.bool(first + 5),
+             createdAt: row.date(first + 6), updatedAt: row.date(first + 7))
+    }
+}

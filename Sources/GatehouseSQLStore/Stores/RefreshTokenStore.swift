@@ -1,0 +1,203 @@
+import Foundation
+import GatehouseStore
+
+/// Refresh tokens, on either backend. A token is *live* while it is neither revoked nor expired;
+/// it is *current* (usable without a grace window) while it is also not rotated.
+struct SQLRefreshTokenStore<Database: SQLDatabase>: RefreshTokenStore {
+    let database: Database
+    private let findForRotationSQL: String
+    /// The common rotation in one round trip, where the dialect has data-modifying CTEs.
+    private let claimAndInsertSQL: String?
+
+    init(database: Database) {
+        self.database = database
+        findForRotationSQL = "\(RefreshTokenSQL.find)\(database.dialect.forUpdate)"
+        claimAndInsertSQL = database.dialect.writableCTEs ? RefreshTokenSQL.claimAndInsert : nil
+    }
+
+    func create(_ token: RefreshToken) async throws {
+        _ = try await database.write { db in try RefreshTokenSQL.insert(token, db) }
+    }
+
+    func find(hash: TokenHash) async throws -> RefreshToken? {
+        let backend = database.dialect.name
+        return try await database.read { db in
+            try db.queryOne(RefreshTokenSQL.find, [hash]) { try RefreshTokenSQL.decode($0, backend: backend) }
+        }
+    }
+
+    func rotate(hash: TokenHash, replacement: RefreshToken, now: Date, graceWindow: TimeInterval) async throws
+        -> RefreshRotation {
+        // Read, decide and write in one transaction that first locks the presented row. SQLite:
+        // BEGIN IMMEDIATE on the single writer, so no other rotation of this token (in this
+        // process or another) can interleave. PostgreSQL: FOR UPDATE, so a concurrent rotation of
+        // the same token, in any process, waits here and then reads the committed row, with
+        // rotated_at already set.
+        let backend = database.dialect.name
+        // PostgreSQL: the common case in one round trip: claim the current token and insert its
+        // successor in one statement. Under READ COMMITTED the UPDATE re-checks its conditions on
+        // the row it locked, so of two concurrent rotations (any process) exactly one claims it and
+        // the other matches nothing. Everything else (rotated, revoked, expired, unknown, another
+        // family) takes the transaction below, which tells those cases apart. SQLite's single
+        // writer makes the transaction as cheap, so it always takes it.
+        if let claimAndInsertSQL, let claimed = try await database.write({ db in
+            try db.queryOne(claimAndInsertSQL, [
+                replacement.hash, replacement.familyId, replacement.clientId, replacement.userId, replacement.scope,
+                replacement.authTime, StoredStringList.encode(replacement.authMethods), replacement.createdAt,
+                replacement.expiresAt, now, hash,
+            ]) { try RefreshTokenSQL.decode($0, backend: backend) }
+        }) {
+            return .rotated(claimed)
+        }
+        return try await database.transaction { [findForRotationSQL] db in
+            let decode = { (row: Database.Connection.Row) in try RefreshTokenSQL.decode(row, backend: backend) }
+            guard var presented = try db.queryOne(findForRotationSQL, [hash], decode),
+                  presented.revokedAt == nil, presented.expiresAt > now else {
+                return .invalid
+            }
+            if RefreshTokenSQL.mayRotate(presented, now: now, graceWindow: graceWindow) {
+                guard replacement.familyId == presented.familyId else {
+                    throw StoreError.invalidArgument(detail: "replacement refresh token is of another family")
+                }
+                if presented.rotatedAt != nil {
+                    // A retry inside the grace window never forks a second live branch: it is served
+                    // only when it names the successor already issued (the caller derives it from the
+                    // presented token) and that successor is still current; anything else is refused.
+                    guard let successor = try db.queryOne(RefreshTokenSQL.find, [replacement.hash], decode),
+                          successor.familyId == presented.familyId, successor.revokedAt == nil, successor.rotatedAt == nil,
+                          successor.expiresAt > now else {
+                        return .refused
+                    }
+                    return .rotated(presented)
+                }
+                // The first rotation time is kept, so a grace window never slides.
+                let rotatedAt = presented.rotatedAt ?? now
+                try db.run("UPDATE refresh_tokens SET rotated_at = ? WHERE hash = ?", [rotatedAt, hash])
+                try RefreshTokenSQL.insert(replacement, db)
+                presented.rotatedAt = rotatedAt
+                return .rotated(presented)
+            }
+            // A replay of a token rotated before the grace window: the family is compromised.
+            try RefreshTokenSQL.revokeLive(familyId: presented.familyId, now: now, db)
+            presented.revokedAt = now
+            return .reused(presented)
+        }
+    }
+
+    func revokeFamily(_ familyId: String, now: Date) async throws -> Int {
+        try await database.write { db in try RefreshTokenSQL.revokeLive(familyId: familyId, now: now, db) }
+    }
+
+    func revokeAll(userId: String, clientId: String?, now: Date) async throws -> Int {
+        try await database.write { db in
+            if let clientId {
+                return try db.run("""
+                    UPDATE refresh_tokens SET revoked_at = ?
+                    WHERE user_id = ? AND client_id = ? AND revoked_at IS NULL AND expires_at > ?
+                    """, [now, userId, clientId, now])
+            }
+            return try db.run("""
+                UPDATE refresh_tokens SET revoked_at = ? WHERE user_id = ? AND revoked_at IS NULL AND expires_at > ?
+                """, [now, userId, now])
+        }
+    }
+
+    func familyIds(userId: String, clientId: String?, now: Date) async throws -> [String] {
+        try await database.read { db in
+            guard let clientId else {
+                return try db.query("""
+                    SELECT DISTINCT family_id FROM refresh_tokens
+                    WHERE user_id = ? AND revoked_at IS NULL AND expires_at > ? ORDER BY family_id
+                    """, [userId, now]) { $0.text(0) }
+            }
+            return try db.query("""
+                SELECT DISTINCT family_id FROM refresh_tokens
+                WHERE user_id = ? AND client_id = ? AND revoked_at IS NULL AND expires_at > ? ORDER BY family_id
+                """, [userId, clientId, now]) { $0.text(0) }
+        }
+    }
+
+    func isFamilyActive(_ familyId: String, now: Date) async throws -> Bool {
+        try await database.read { db in
+            try db.queryOne("""
+                SELECT 1 FROM refresh_tokens WHERE family_id = ? AND revoked_at IS NULL AND expires_at > ? LIMIT 1
+                """, [familyId, now]) { _ in true } ?? false
+        }
+    }
+
+    func activeGrants(userId: String, now: Date) async throws -> [ActiveGrant] {
+        // One statement for both backends (`$`-numbered: SQLite and PostgreSQL both take it as is).
+        try await database.read { db in
+            try db.query(ActiveGrantsQuery.sql, [userId, now]) { row in
+                ActiveGrant(clientId: row.text(0), scope: row.text(1), since: row.date(2))
+            }
+        }
+    }
+
+    func purgeExpired(now: Date, limit: Int) async throws -> Int {
+        try await refreshTokenPurge.run(on: database, cutoff: now, limit: limit)
+    }
+}
+
+private enum RefreshTokenColumn: Int32, SQLColumn {
+    case hash, familyId, clientId, userId, scope, authTime, authMethods, createdAt, expiresAt, rotatedAt, revokedAt
+}
+
+/// Statements and rules shared by the operations above.
+private enum RefreshTokenSQL {
+    static let columns = RefreshTokenColumn.list()
+    static let find = "SELECT \(columns) FROM refresh_tokens WHERE hash = ?"
+    /// `$`-numbered with casts (PostgreSQL only: SQLite has no data-modifying CTEs).
+    static let claimAndInsert = """
+        WITH claimed AS (
+            UPDATE refresh_tokens SET rotated_at = $10::bigint
+            WHERE hash = $11::bytea AND family_id = $2::text AND rotated_at IS NULL AND revoked_at IS NULL
+              AND expires_at > $10::bigint
+            RETURNING \(columns)),
+        inserted AS (
+            INSERT INTO refresh_tokens (\(columns))
+            SELECT $1::bytea, $2::text, $3::text, $4::text, $5::text, $6::bigint, $7::text, $8::bigint, $9::bigint,
+                   NULL, NULL FROM claimed)
+        SELECT \(columns) FROM claimed
+        """
+    static let insertStatement = "INSERT INTO refresh_tokens (\(columns)) VALUES (\(RefreshTokenColumn.placeholders))"
+
+    /// The refresh grace rule. Not rotated yet, or first rotated less than `graceWindow` ago
+    /// (compared in whole milliseconds, the stored precision). Without a grace window a rotated
+    /// token never rotates again: a concurrent request that read the clock before the winner did
+    /// (so its `now` is earlier than `rotated_at`) would otherwise see a negative age and pass.
+    static func mayRotate(_ token: RefreshToken, now: Date, graceWindow: TimeInterval) -> Bool {
+        guard let rotatedAt = token.rotatedAt else { return true }
+        let graceMilliseconds = Int64((graceWindow * 1000).rounded())
+        guard graceMilliseconds > 0 else { return false }
+        return now.millisecondsSinceEpoch - rotatedAt.millisecondsSinceEpoch < graceMilliseconds
+    }
+
+    static func insert(_ token: RefreshToken, _ db: some SQLConnection) throws {
+        try db.run(insertStatement, [
+            token.hash, token.familyId, token.clientId, token.userId, token.scope, token.authTime,
+            StoredStringList.encode(token.authMethods), token.createdAt, token.expiresAt, token.rotatedAt,
+            token.revokedAt,
+        ])
+    }
+
+    /// Revokes the family's live tokens (rotated ones included); returns how many.
+    @discardableResult
+    static func revokeLive(familyId: String, now: Date, _ db: some SQLConnection) throws -> Int {
+        try db.run("""
+            UPDATE refresh_tokens SET revoked_at = ? WHERE family_id = ? AND revoked_at IS NULL AND expires_at > ?
+            """, [now, familyId, now])
+    }
+
+    static func decode(_ row: some SQLRow, backend: String) throws -> RefreshToken {
+        typealias C = RefreshTokenColumn
+        return RefreshToken(
+            hash: row.tokenHash(C.hash), familyId: row.text(C.familyId), clientId: row.text(C.clientId),
+            userId: row.text(C.userId), scope: row.text(C.scope), authTime: row.date(C.authTime),
+            authMethods: try StoredStringList.decode(row.text(C.authMethods), column: C.authMethods.name, backend: backend),
+            createdAt: row.date(C.createdAt), expiresAt: row.date(C.expiresAt), rotatedAt: row.optionalDate(C.rotatedAt),
+            revokedAt: row.optionalDate(C.revokedAt))
+    }
+}
+
+private let refreshTokenPurge = SQLBatchPurge(table: "refresh_tokens", key: "hash", condition: "expires_at <= ?")

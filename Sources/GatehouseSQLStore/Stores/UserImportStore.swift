@@ -1,0 +1,104 @@
+import Foundation
+import GatehouseStore
+
+/// Bulk import of accounts (`gatehouse user import`) and the administrators' account search, on
+/// either backend.
+struct SQLUserImportStore<Database: SQLDatabase>: UserImportStore, UserSearchStore {
+    let database: Database
+
+    func importBatch(_ batch: [ImportedUser], at now: Date) async throws -> [ImportOutcome] {
+        // One transaction: a thrown conflict rolls the whole batch back.
+        try await database.transaction { db in try batch.map { try Self.importRow($0, at: now, db) } }
+    }
+
+    private static func importRow(_ row: ImportedUser, at now: Date, _ db: Database.Connection) throws -> ImportOutcome {
+        let byExternal = try row.externalId.flatMap { id in
+            try db.queryOne("SELECT id FROM users WHERE external_id = ?", [id]) { $0.text(0) }
+        }
+        let byEmail = try db.queryOne("SELECT id FROM users WHERE email = ?", [row.email]) { $0.text(0) }
+        if let byExternal, let byEmail, byExternal != byEmail {
+            throw ImportRowConflict(line: row.line, reason: "email \(row.email) belongs to another account than external id \(row.externalId!)")
+        }
+        let userId: String
+        let action: ImportOutcome.Action
+        if let existing = byExternal ?? byEmail {
+            if row.externalId != nil, byExternal == nil,
+               let recorded = try db.queryOne("SELECT external_id FROM users WHERE id = ?", [existing], { $0.optionalText(0) }) ?? nil,
+               recorded != row.externalId {
+                throw ImportRowConflict(line: row.line, reason: "account \(row.email) was imported with another external id")
+            }
+            // COALESCE keeps what the file does not give (a stored hash, the stored creation time).
+            _ = try db.run("""
+                UPDATE users SET email = ?, display_name = ?, email_verified = ?, password_hash = COALESCE(?, password_hash),
+                    created_at = COALESCE(?, created_at), external_id = COALESCE(?, external_id), updated_at = ?
+                WHERE id = ?
+                """, [row.email, row.displayName, row.emailVerified, row.passwordHash, row.createdAt, row.externalId, now, existing])
+            userId = existing; action = .updated
+        } else {
+            if try db.queryOne("SELECT 1 FROM users WHERE id = ?", [row.newId], { $0.int(0) }) != nil {
+                throw ImportRowConflict(line: row.line, reason: "user id \(row.newId) is taken by another account")
+            }
+            _ = try db.run(UserImportSQL.insertUser, [
+                row.newId, row.email, row.displayName, row.passwordHash, row.emailVerified, false, row.createdAt ?? now, now,
+                row.externalId,
+            ])
+            userId = row.newId; action = .created
+        }
+        for identity in row.identities {
+            let owner = try db.queryOne("SELECT user_id FROM external_identities WHERE provider = ? AND subject = ?",
+                                        [identity.provider, identity.subject]) { $0.text(0) }
+            switch owner {
+            case nil:
+                _ = try db.run("""
+                    INSERT INTO external_identities (provider, subject, user_id, email, email_verified, is_private_relay,
+                        display_name, sealed_refresh_token, created_at, last_used_at)
+                    VALUES (?, ?, ?, ?, FALSE, ?, NULL, NULL, ?, ?)
+                    """, [identity.provider, identity.subject, userId, identity.email,
+                          identity.email?.hasSuffix("@privaterelay.appleid.com") ?? false, now, now])
+            case userId?:
+                _ = try db.run("UPDATE external_identities SET email = COALESCE(?, email) WHERE provider = ? AND subject = ?",
+                               [identity.email, identity.provider, identity.subject])
+            default:
+                throw ImportRowConflict(line: row.line, reason: "\(identity.provider) identity \(identity.subject) is linked to another account")
+            }
+        }
+        return ImportOutcome(line: row.line, userId: userId, action: action)
+    }
+
+    func find(externalId: String) async throws -> User? {
+        try await database.read { db in try db.queryOne(UserImportSQL.findByExternalID, [externalId], UserSQL.decode) }
+    }
+
+    func externalId(userId: String) async throws -> String? {
+        try await database.read { db in
+            try db.queryOne("SELECT external_id FROM users WHERE id = ?", [userId]) { $0.optionalText(0) } ?? nil
+        }
+    }
+
+    func search(emailContaining query: String?, after cursor: String?, limit: Int) async throws -> Page<User> {
+        let pageSize = min(max(limit, 1), 1000)
+        var conditions: [String] = [], parameters: [any SQLBindable] = []
+        if let query, !query.isEmpty {
+            conditions.append("email LIKE ? ESCAPE '\\'")
+            parameters.append(query.likeContainsPattern)
+        }
+        if let cursor {
+            let position = try UserListCursor(cursor)
+            conditions.append("(created_at, id) > (?, ?)")
+            parameters += [position.createdAtMilliseconds, position.id]
+        }
+        var sql = "SELECT \(UserSQL.columns) FROM users"
+        if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
+        sql += " ORDER BY created_at, id LIMIT ?"
+        parameters.append(pageSize + 1)  // one extra row tells whether another page exists
+        let rows = try await database.read { [sql, parameters] db in try db.query(sql, parameters, UserSQL.decode) }
+        let items = Array(rows.prefix(pageSize))
+        let next = rows.count > pageSize ? items.last.map(UserSQL.cursor(after:)) : nil
+        return Page(items: items, nextCursor: next)
+    }
+}
+
+private enum UserImportSQL {
+    static let insertUser = "INSERT INTO users (\(UserSQL.columns), external_id) VALUES (\(UserColumn.placeholders), ?)"
+    static let findByExternalID = "SELECT \(UserSQL.columns) FROM users WHERE external_id = ?"
+}

@@ -19,6 +19,11 @@ final class SQLiteConnection: SQLConnection, @unchecked Sendable {  // confined 
     /// auto-checkpoint off, so no commit ever pays for a checkpoint: the writer hands it to the
     /// checkpointer connection instead (`SQLiteWriter`).
     private(set) var walPages: Int32 = 0
+    /// The busy timeout given at open, restored after an inline read (`beginInlineRead`).
+    private let busyTimeoutMilliseconds: Int32
+    /// While an inline read runs: the monotonic time (ns) past which it is abandoned, and whether it was.
+    private var inlineDeadline: UInt64 = 0
+    private var inlineAbandoned = false
 
     /// Opens and configures a connection. Blocking: call only from a connection queue.
     init(path: String, role: Role, busyTimeoutMilliseconds: Int32, synchronous: SQLiteSynchronous = .full,
@@ -32,6 +37,7 @@ final class SQLiteConnection: SQLConnection, @unchecked Sendable {  // confined 
             throw StoreError.unavailable(detail: "sqlite open \(rc): \(message) [\(path)]")
         }
         handle = opened
+        self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
         sqlite3_extended_result_codes(opened, 1)
         // Waits on locks held by other processes (e.g. the CLI migrating while the server runs).
         sqlite3_busy_timeout(opened, busyTimeoutMilliseconds)
@@ -160,6 +166,53 @@ final class SQLiteConnection: SQLConnection, @unchecked Sendable {  // confined 
             Unmanaged<SQLiteConnection>.fromOpaque(context).takeUnretainedValue().walPages = pages
             return SQLITE_OK
         }, context)
+    }
+
+    // MARK: - Inline reads (a bound on the caller's thread)
+
+    /// How many virtual-machine steps SQLite runs between two checks of the inline deadline
+    /// (each check reads the monotonic clock; a step is tens of nanoseconds).
+    private static let inlineCheckSteps: Int32 = 1000
+
+    /// Arms the bound of a read run on the calling task's thread (`SQLiteConnectionQueue.runInline`):
+    /// past `budgetNanoseconds`, or at the first lock of another process (where the busy timeout would
+    /// sleep), SQLite interrupts the statement and `endInlineRead` reports the read abandoned, so the
+    /// caller runs it again on the connection's queue, where it may take as long as it needs.
+    func beginInlineRead(budgetNanoseconds: UInt64) {
+        guard let handle else { return }
+        inlineDeadline = Self.monotonicNanoseconds() &+ budgetNanoseconds
+        inlineAbandoned = false
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        sqlite3_progress_handler(handle, Self.inlineCheckSteps, { context in
+            guard let context else { return 0 }
+            let connection = Unmanaged<SQLiteConnection>.fromOpaque(context).takeUnretainedValue()
+            guard SQLiteConnection.monotonicNanoseconds() > connection.inlineDeadline else { return 0 }
+            connection.inlineAbandoned = true
+            return 1
+        }, context)
+        sqlite3_busy_handler(handle, { context, _ in
+            if let context { Unmanaged<SQLiteConnection>.fromOpaque(context).takeUnretainedValue().inlineAbandoned = true }
+            return 0  // do not wait on the caller's thread: give up, the queue will wait
+        }, context)
+    }
+
+    /// Disarms the inline bound (restoring the busy timeout); returns whether the read was abandoned,
+    /// in which case its outcome, whatever it is, must be discarded. An abandoned read is left with no
+    /// open transaction.
+    func endInlineRead() -> Bool {
+        guard let handle else { return false }
+        sqlite3_progress_handler(handle, 0, nil, nil)
+        sqlite3_busy_timeout(handle, busyTimeoutMilliseconds)
+        let abandoned = inlineAbandoned
+        inlineAbandoned = false
+        if abandoned && sqlite3_get_autocommit(handle) == 0 { _ = try? run("ROLLBACK", []) }
+        return abandoned
+    }
+
+    private static func monotonicNanoseconds() -> UInt64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return UInt64(now.tv_sec) &* 1_000_000_000 &+ UInt64(now.tv_nsec)
     }
 
     // MARK: - Statements

@@ -19,11 +19,11 @@ cat > $BENCH_TMP/cfg.json <<JSON
               "redirect_uris": ["https://bench.example/cb"], "scopes": ["api.read"],
               "grants": ["authorization_code", "refresh_token", "password", "client_credentials"]}]}
 JSON
-declare -A PIDS URLS SESS HEAVY ACC READY IDLE BIN
+declare -A PIDS URLS SESS HEAVY ACC READY IDLE BIN INDEX
 port=18700
 NAMES=()
 for index in "${!BINARIES[@]}"; do
-  v="#$((index + 1))"; NAMES+=("$v"); BIN[$v]=${BINARIES[$index]}
+  v="#$((index + 1))"; NAMES+=("$v"); BIN[$v]=${BINARIES[$index]}; INDEX[$v]=$index
   port=$((port+1)); U=http://127.0.0.1:$port; DB=$BENCH_TMP/db$index.sqlite
   export GATEHOUSE_LISTEN=127.0.0.1:$port GATEHOUSE_PUBLIC_URL=$U GATEHOUSE_DATABASE_URL=sqlite://$DB
   for e in bench@example.com heavy@example.com; do echo "bench password 1234" | "${BIN[$v]}" user create --email $e --password-stdin --verified --config $BENCH_TMP/cfg.json >/dev/null; done
@@ -61,7 +61,7 @@ for v in "${NAMES[@]}"; do   # not reported: the first calls after the bulk inse
   WRK_SECONDS=2 row "warm-up" $v ${URLS[$v]}/native/session -H "Cookie: gatehouse_session=${SESS[$v]}" >/dev/null
 done
 for v in "${NAMES[@]}"; do row "GET /oauth/userinfo" $v ${URLS[$v]}/oauth/userinfo -H "Authorization: Bearer ${ACC[$v]}"; done
-for v in "${NAMES[@]}"; do row "POST /oauth/introspect" $v ${URLS[$v]}/oauth/introspect -s $BENCH_TMP/intro$index.lua; done
+for v in "${NAMES[@]}"; do row "POST /oauth/introspect" $v ${URLS[$v]}/oauth/introspect -s $BENCH_TMP/intro${INDEX[$v]}.lua; done
 for v in "${NAMES[@]}"; do row "GET /native/session" $v ${URLS[$v]}/native/session -H "Cookie: gatehouse_session=${SESS[$v]}"; done
 for v in "${NAMES[@]}"; do row "GET /account, no grants" $v ${URLS[$v]}/account -H "Cookie: gatehouse_session=${SESS[$v]}"; done
 for v in "${NAMES[@]}"; do WRK_CONNECTIONS=8 row "GET /account, $GRANTS grants" $v ${URLS[$v]}/account -H "Cookie: gatehouse_session=${HEAVY[$v]}"; done

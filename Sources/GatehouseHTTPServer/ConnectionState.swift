@@ -26,9 +26,40 @@ final class ConnectionState {
     init(rawTarget: String) { self.rawTarget = rawTarget }
 }
 
-/// The slot a task writes its response into before resuming the connection.
+/// Where a request's task leaves its response, and whether the connection had to be suspended for it.
+///
+/// The task may finish on the I/O thread before `mhdAccess` returns (then the response is queued at
+/// once, with no suspend) or later on another thread (then the connection is suspended and the task
+/// resumes it). Both decisions are taken under one lock, so a resume never precedes its suspend.
 final class PendingResponse: Sendable {
-    let slot = Mutex<Response?>(nil)
+    private struct State {
+        var response: Response?
+        var suspended = false
+    }
+    private let state = Mutex(State())
+
+    /// Called by the task when its response is ready: resumes the connection if it was suspended.
+    func complete(_ response: Response, connection: ConnectionHandle) {
+        let resume = state.withLock { state in
+            state.response = response
+            return state.suspended
+        }
+        if resume { MHD_resume_connection(connection.pointer) }
+    }
+
+    /// Called by the I/O thread after the inline part of the task: the response if it is ready,
+    /// otherwise nil with the connection suspended until `complete` resumes it.
+    func responseOrSuspend(_ connection: OpaquePointer) -> Response? {
+        state.withLock { state in
+            if let response = state.response.take() { return response }
+            MHD_suspend_connection(connection)
+            state.suspended = true
+            return nil
+        }
+    }
+
+    /// The response, once the resumed connection is called again (nil until then).
+    func take() -> Response? { state.withLock { $0.response.take() } }
 }
 
 /// A connection pointer carried into a task to resume it. @unchecked: a C handle; MHD allows

@@ -84,7 +84,7 @@ func mhdAccess(_ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?, _ 
 
     if let pending = state.pending {
         // Called again after the task resumed the connection.
-        guard let response = pending.slot.withLock({ $0.take() }) else { return .YES }
+        guard let response = pending.take() else { return .YES }
         return queue(response, on: connection, closing: state.watch?.reserved ?? false, state: state)
     }
 
@@ -94,16 +94,20 @@ func mhdAccess(_ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?, _ 
         // A health check let in past the caps gives its slot back at once.
         return queue(response, on: connection, closing: state.watch?.reserved ?? false, state: state)
     case .pending(let work):
+        // The task starts here, on this I/O thread, and stays as long as it does not wait on another
+        // thread (IOThreadTaskExecutor); a request that never waits is answered without a suspend.
         let pending = PendingResponse()
+        let handle = ConnectionHandle(pointer: connection)
+        let executor = IOThreadTaskExecutor()
+        Task(executorPreference: executor) {
+            pending.complete(await work(), connection: handle)
+        }
+        executor.drain()
+        if let response = pending.responseOrSuspend(connection) {
+            return queue(response, on: connection, closing: state.watch?.reserved ?? false, state: state)
+        }
         state.pending = pending
         server.suspended.add(1, ordering: .relaxed)
-        let handle = ConnectionHandle(pointer: connection)
-        MHD_suspend_connection(connection)
-        Task {
-            let response = await work()
-            pending.slot.withLock { $0 = response }
-            MHD_resume_connection(handle.pointer)
-        }
         return .YES
     }
 }

@@ -148,7 +148,8 @@ public struct TokenService: Sendable {
         }
         var result = UserClaims.claims(for: user, scope: claims.scope)
         result["sub"] = .string(user.id)
-        if let externalId = try await issuer.externalIds?.externalId(userId: user.id) { result["external_id"] = .string(externalId) }
+        // Read in the same statement; released where the issuer releases it (a product's import store is set).
+        if issuer.externalIds != nil, let externalId = subject.externalId { result["external_id"] = .string(externalId) }
         return result
     }
 }

@@ -28,7 +28,8 @@ struct SQLHotReads<Database: SQLDatabase>: HotReadStore {
         let keys = HotReadQueries.revocationPair(revocationKeys)
         return try await database.read { db in
             try db.queryOne(HotReadQueries.bearerSubject, [userId, keys[0], keys[1]]) { row in
-                BearerSubject(revoked: row.bool(8), user: row.isNull(0) ? nil : Self.user(row, from: 0))
+                BearerSubject(revoked: row.bool(8), user: row.isNull(0) ? nil : Self.user(row, from: 0),
+                              externalId: row.optionalText(9))
             }
         } ?? BearerSubject(revoked: false, user: nil)
     }

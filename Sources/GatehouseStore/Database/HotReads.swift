@@ -14,7 +14,7 @@ public protocol HotReadStore: Sendable {
     /// The same, with `providers` set: the distinct providers linked to the user, sorted (the app's launch check).
     func sessionWithUserAndProviders(idHash: TokenHash, now: Date) async throws -> SessionWithUser?
     /// Whether any of `revocationKeys` is on the revoked access-token list, and the user `userId` (nil when
-    /// there is none). At most two keys (the token's `jti` and its family marker).
+    /// there is none) with its external id. At most two keys (the token's `jti` and its family marker).
     func bearerSubject(userId: String, revocationKeys: [String]) async throws -> BearerSubject
 }
 
@@ -35,8 +35,12 @@ public struct BearerSubject: Sendable, Equatable {
     /// The token (or its family) is on the revocation list.
     public let revoked: Bool
     public let user: User?
+    /// The user's id in the product's own database (`external_id`, set by an import), if any.
+    public let externalId: String?
 
-    public init(revoked: Bool, user: User?) { self.revoked = revoked; self.user = user }
+    public init(revoked: Bool, user: User?, externalId: String? = nil) {
+        self.revoked = revoked; self.user = user; self.externalId = externalId
+    }
 }
 
 /// The default: the same answers from the per-aggregate stores, in two statements.
@@ -59,7 +63,8 @@ public struct ComposedHotReads: HotReadStore {
 
     public func bearerSubject(userId: String, revocationKeys: [String]) async throws -> BearerSubject {
         let revoked = try await database.revokedAccessTokens.isAnyRevoked(revocationKeys)
-        return BearerSubject(revoked: revoked, user: try await database.users.find(id: userId))
+        guard let user = try await database.users.find(id: userId) else { return BearerSubject(revoked: revoked, user: nil) }
+        return BearerSubject(revoked: revoked, user: user, externalId: try await database.userImports.externalId(userId: userId))
     }
 }
 
@@ -89,12 +94,13 @@ public enum HotReadQueries {
         """
     private static let validSession = "s.id_hash = $1 AND s.idle_expires_at > $2 AND s.absolute_expires_at > $2"
 
-    /// Columns 0–7: the user, all NULL when there is none; 8: revoked (boolean). Always one row.
+    /// Columns 0–7: the user, all NULL when there is none; 8: revoked (boolean); 9: the user's external id.
+    /// Always one row.
     /// Bindings: user id, then two revocation keys (pass the `jti` twice when there is no family).
     /// (`$1` must come first in the text, hence the revocation test inside the derived table.)
     public static let bearerSubject = """
         SELECT u.id, u.email, u.display_name, u.password_hash, u.email_verified, u.disabled, u.created_at, u.updated_at,
-               k.revoked
+               k.revoked, u.external_id
         FROM (SELECT CAST($1 AS TEXT) AS id,
                      EXISTS (SELECT 1 FROM revoked_access_tokens r WHERE r.jti = $2 OR r.jti = $3) AS revoked) k
         LEFT JOIN users u ON u.id = k.id

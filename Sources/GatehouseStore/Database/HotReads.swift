@@ -97,12 +97,14 @@ public enum HotReadQueries {
     /// Columns 0–7: the user, all NULL when there is none; 8: revoked (boolean); 9: the user's external id.
     /// Always one row.
     /// Bindings: user id, then two revocation keys (pass the `jti` twice when there is no family).
-    /// (`$1` must come first in the text, hence the revocation test inside the derived table.)
+    /// (`$1` must come first in the text, hence the revocation test inside the derived table. Two EXISTS
+    /// probes, not `jti IN ($2, $3)`: SQLite builds an ephemeral table for an IN list or an OR of equalities.)
     public static let bearerSubject = """
         SELECT u.id, u.email, u.display_name, u.password_hash, u.email_verified, u.disabled, u.created_at, u.updated_at,
                k.revoked, u.external_id
         FROM (SELECT CAST($1 AS TEXT) AS id,
-                     EXISTS (SELECT 1 FROM revoked_access_tokens r WHERE r.jti = $2 OR r.jti = $3) AS revoked) k
+                     (EXISTS (SELECT 1 FROM revoked_access_tokens r WHERE r.jti = $2)
+                      OR EXISTS (SELECT 1 FROM revoked_access_tokens r WHERE r.jti = $3)) AS revoked) k
         LEFT JOIN users u ON u.id = k.id
         """
 

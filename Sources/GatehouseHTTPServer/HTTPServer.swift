@@ -6,8 +6,10 @@ import Glibc
 #endif
 
 /// Serves a `RequestPipeline` over HTTP/1.1 with libmicrohttpd: epoll and a small I/O thread pool.
-/// Immediate handlers answer on the I/O thread; deferred ones run as tasks while the connection is
-/// suspended. See DESIGN.md §5 for the traps this avoids.
+/// Immediate handlers answer on the I/O thread. Deferred ones run as tasks that start on the I/O thread
+/// and are answered there when they never wait on another thread; a task that waits (a database write,
+/// a hash) moves to Swift's pool while its connection is suspended. See DESIGN.md §5 for the traps this
+/// avoids and docs/hot-paths.md for the inline start.
 public final class HTTPServer: Sendable {
     public enum StartError: Error, CustomStringConvertible {
         case invalidAddress(String)
@@ -24,6 +26,8 @@ public final class HTTPServer: Sendable {
     public let configuration: HTTPServerConfiguration
     /// Requests whose connection is suspended (handled by a task); shutdown waits for them.
     let suspended = Atomic<Int>(0)
+    /// Deferred requests that had to leave the I/O thread (their task waited on another thread), since start.
+    let suspensions = Atomic<Int>(0)
     /// Requests whose head has arrived and that are not finished (bodies still arriving included);
     /// shutdown waits for them too.
     let active = Atomic<Int>(0)
@@ -117,6 +121,10 @@ public final class HTTPServer: Sendable {
 
     /// Requests currently being handled by tasks.
     public var requestsInFlight: Int { suspended.load(ordering: .relaxed) }
+
+    /// Deferred requests since start whose task waited on another thread, so their connection was
+    /// suspended and resumed; the others were answered on the I/O thread (`IOThreadTaskExecutor`).
+    public var suspendedRequestsTotal: Int { suspensions.load(ordering: .relaxed) }
 }
 
 /// The daemon pointer, shared between `start` and `stop`. @unchecked: a C handle; MHD makes it thread-safe.

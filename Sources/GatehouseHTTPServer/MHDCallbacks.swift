@@ -108,6 +108,7 @@ func mhdAccess(_ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?, _ 
         }
         state.pending = pending
         server.suspended.add(1, ordering: .relaxed)
+        server.suspensions.add(1, ordering: .relaxed)
         return .YES
     }
 }

@@ -50,6 +50,13 @@ struct PreparedIssue: Sendable {
     let refreshRecord: RefreshToken?
 }
 
+/// The keys one issue signs with (``TokenIssuer/signingKeys(for:openID:)``).
+struct IssueKeys: Sendable {
+    let accessToken: GatehouseCrypto.SigningKey
+    /// nil when the issue has no ID token.
+    let idToken: GatehouseCrypto.SigningKey?
+}
+
 /// Mints access tokens (RFC 9068 JWTs, ES256), ID tokens (RS256, or the client's `id_token_signed_response_alg`)
 /// and refresh tokens, signed with the key ring's current key of each algorithm.
 public struct TokenIssuer: Sendable {
@@ -100,23 +107,43 @@ public struct TokenIssuer: Sendable {
     /// ``sign(_:)``, so no signature is made for a token that turns out to be reused or already rotated,
     /// and signing, which only computes, cannot fail for want of a key after the claim.
     func prepare(_ grant: TokenGrant, refreshValue fixedRefreshValue: String? = nil) async throws -> PreparedIssue {
+        let keys = try await signingKeys(for: grant.client, openID: grant.scope.contains(Scope.openID) && grant.user != nil)
+        var extra: [String: JSONValue] = [:]
+        if keys.idToken != nil, grant.releasesExternalId, let user = grant.user,
+           let externalId = try await externalIds?.externalId(userId: user.id) {
+            extra["external_id"] = .string(externalId)
+        }
+        return try prepare(grant, keys: keys, extra: extra, refreshValue: fixedRefreshValue)
+    }
+
+    /// The keys an issue for `client` signs with: the access-token key, and the ID-token key when
+    /// `openID` (the client's `id_token_signed_response_alg`). Cached by the key ring, so this only
+    /// waits when the ring reloads; fetched before a rotation so nothing after the claim can want a key.
+    func signingKeys(for client: OAuthClient, openID: Bool) async throws -> IssueKeys {
+        let key = try await keys.signingKey()
+        guard openID else { return IssueKeys(accessToken: key, idToken: nil) }
+        let algorithm = client.idTokenSigningAlgorithm
+        return IssueKeys(accessToken: key, idToken: algorithm == key.algorithm ? key : try await keys.signingKey(algorithm))
+    }
+
+    /// The synchronous part of ``prepare(_:refreshValue:)``, with the keys (and any extra ID-token claims
+    /// that needed a read) already at hand: it only computes, so it may run inside a store's rotation
+    /// (``RefreshTokenStore/exchange(hash:now:graceWindow:prepare:)``).
+    func prepare(_ grant: TokenGrant, keys: IssueKeys, extra readClaims: [String: JSONValue] = [:],
+                 refreshValue fixedRefreshValue: String? = nil) throws -> PreparedIssue {
         // Every grant ends here: an account whose email is unproven (or that is disabled) gets no tokens
         // (issue #14 item 2, AccountStanding).
         if let user = grant.user {
             do { try AccountStanding.requireTokenIssuance(user) } catch { throw OAuthError.invalidGrant(error.message) }
         }
         let now = clock.now()
-        let key = try await keys.signingKey()
         var idKey: GatehouseCrypto.SigningKey?
-        var extra: [String: JSONValue] = [:]
+        var extra = readClaims
         if grant.scope.contains(Scope.openID), let user = grant.user {
-            idKey = grant.client.idTokenSigningAlgorithm == key.algorithm
-                ? key : try await keys.signingKey(grant.client.idTokenSigningAlgorithm)
+            guard let key = keys.idToken else { throw OAuthError(.serverError, "No ID-token key was fetched.") }
+            idKey = key
             if grant.sessionBound, let sids, let authTime = grant.authTime {
                 extra["sid"] = .string(sids.sid(userId: user.id, signedInAt: authTime))
-            }
-            if grant.releasesExternalId, let externalId = try await externalIds?.externalId(userId: user.id) {
-                extra["external_id"] = .string(externalId)
             }
         }
         var refreshValue: String?
@@ -129,7 +156,8 @@ public struct TokenIssuer: Sendable {
                                          expiresAt: grant.familyExpiresAt ?? now.addingTimeInterval(settings.refreshTokenLifetime))
             refreshValue = value
         }
-        return PreparedIssue(grant: grant, now: now, key: key, idKey: idKey, idTokenExtra: extra, refreshValue: refreshValue, refreshRecord: refreshRecord)
+        return PreparedIssue(grant: grant, now: now, key: keys.accessToken, idKey: idKey, idTokenExtra: extra,
+                             refreshValue: refreshValue, refreshRecord: refreshRecord)
     }
 
     /// Signs the access token (and the ID token when the scope has `openid`) of a prepared issue.

@@ -62,6 +62,8 @@ struct SQLRefreshTokenStore<Database: SQLDatabase>: RefreshTokenStore {
             // SQLite: the single writer's transaction already excludes every other writer, so reading the
             // token and its user there, deciding and rotating is one hop to the writer instead of three
             // (two reads, then the write). A `prepare` that throws rolls its savepoint back: nothing written.
+            // Measured against reading on a reader first and then rotating (two hops): 12–15% less CPU per
+            // refresh (issue #17), the SQL work on the writer being the same (`rotate` re-reads the row there).
             return try await database.transaction { db in
                 guard let (presented, user) = try db.queryOne(RefreshTokenSQL.findWithUser, [hash], {
                     try RefreshTokenSQL.decodeWithUser($0, backend: backend)

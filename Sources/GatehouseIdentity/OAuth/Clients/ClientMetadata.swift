@@ -10,6 +10,13 @@ public enum ClientMetadata {
     /// What a client may ask ID tokens to be signed with; RS256 is the default (OIDC Core §15.1).
     public static let idTokenSigningAlgorithms: [JWSAlgorithm] = [.rs256, .es256]
 
+    /// Whether refresh responses of `openid` grants carry a new ID token (default true, as Keycloak, Auth0
+    /// and Okta do, and as kubectl's OIDC login needs); false leaves it out, which OpenID Connect Core §12.2
+    /// allows ("might not contain an id_token"): the client keeps the ID token of the sign-in. Not a
+    /// registered OIDC name: Gatehouse's own, for clients whose ID tokens are RS256 (the signature is
+    /// most of a refresh's CPU: docs/refresh-grant.md).
+    public static let refreshIDTokenKey = "refresh_id_token"
+
     /// The metadata object, or an empty one when it is not a JSON object.
     public static func object(_ metadata: String) -> [String: Any] {
         guard let data = metadata.data(using: .utf8),
@@ -27,6 +34,9 @@ public enum ClientMetadata {
 
     /// A problem with the signing preference in `metadata`, or nil when it is absent or supported.
     static func idTokenAlgorithmProblem(_ metadata: String) -> String? {
+        if metadata.contains(refreshIDTokenKey), let flag = object(metadata)[refreshIDTokenKey], !(flag is Bool) {
+            return "refresh_id_token must be true or false"
+        }
         guard let value = object(metadata)[idTokenSigningAlgorithmKey] else { return nil }
         guard let name = value as? String, let algorithm = JWSAlgorithm(rawValue: name),
               idTokenSigningAlgorithms.contains(algorithm) else {
@@ -45,5 +55,12 @@ extension OAuthClient {
             return .rs256
         }
         return algorithm
+    }
+
+    /// Whether this client's refresh responses carry an ID token (`refresh_id_token`, true by default).
+    public var refreshIssuesIDToken: Bool {
+        guard metadata.contains(ClientMetadata.refreshIDTokenKey),
+              let flag = ClientMetadata.object(metadata)[ClientMetadata.refreshIDTokenKey] as? Bool else { return true }
+        return flag
     }
 }

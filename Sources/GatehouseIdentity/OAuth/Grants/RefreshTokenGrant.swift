@@ -18,8 +18,9 @@ struct RefreshTokenGrant: Sendable {
         let requestedScope = request.parameters["scope"]
         // The keys first (cached by the ring): the presented token's scope is not known yet, so the ID-token
         // key is fetched whenever it exists; `prepare` fails before the claim if the scope needs it and it is missing.
+        let issuesIDToken = client.refreshIssuesIDToken
         let keys = try await issuer.signingKeys(for: client, openID: false)
-        let idKey = try? await issuer.signingKeys(for: client, openID: true).idToken
+        let idKey = issuesIDToken ? try? await issuer.signingKeys(for: client, openID: true).idToken : nil
         let issueKeys = IssueKeys(accessToken: keys.accessToken, idToken: idKey)
         let issuer = issuer
         let successor = issuer.successor(of: value)
@@ -47,6 +48,7 @@ struct RefreshTokenGrant: Sendable {
                 // The family's sign-in time is its session's: password-grant families have no browser session, but
                 // their `sid` then names none either, so a logout never matches it.
                 grant.sessionBound = !stored.authMethods.isEmpty
+                grant.issuesIDToken = issuesIDToken
                 let prepared = try issuer.prepare(grant, keys: issueKeys, refreshValue: successor)
                 guard let replacement = prepared.refreshRecord else { throw OAuthError(.serverError, "No refresh token was minted.") }
                 return (replacement, prepared)

@@ -23,6 +23,9 @@ public struct TokenGrant: Sendable {
     /// The ID token carries the user's `external_id` (sign-ins through the code flow; refreshes skip the
     /// extra read on their hot path, and userinfo always has it).
     public var releasesExternalId = false
+    /// An `openid` scope gets an ID token; false leaves it out (refreshes of clients registered with
+    /// `refresh_id_token: false`, OpenID Connect Core §12.2).
+    public var issuesIDToken = true
 
     public init(client: OAuthClient, user: User?, scope: Scope, authTime: Date?, authMethods: [String], nonce: String? = nil,
                 familyId: String = RecordID.random(), issueRefreshToken: Bool, familyExpiresAt: Date? = nil) {
@@ -107,7 +110,8 @@ public struct TokenIssuer: Sendable {
     /// ``sign(_:)``, so no signature is made for a token that turns out to be reused or already rotated,
     /// and signing, which only computes, cannot fail for want of a key after the claim.
     func prepare(_ grant: TokenGrant, refreshValue fixedRefreshValue: String? = nil) async throws -> PreparedIssue {
-        let keys = try await signingKeys(for: grant.client, openID: grant.scope.contains(Scope.openID) && grant.user != nil)
+        let keys = try await signingKeys(for: grant.client,
+                                         openID: grant.issuesIDToken && grant.scope.contains(Scope.openID) && grant.user != nil)
         var extra: [String: JSONValue] = [:]
         if keys.idToken != nil, grant.releasesExternalId, let user = grant.user,
            let externalId = try await externalIds?.externalId(userId: user.id) {
@@ -139,7 +143,7 @@ public struct TokenIssuer: Sendable {
         let now = clock.now()
         var idKey: GatehouseCrypto.SigningKey?
         var extra = readClaims
-        if grant.scope.contains(Scope.openID), let user = grant.user {
+        if grant.issuesIDToken, grant.scope.contains(Scope.openID), let user = grant.user {
             guard let key = keys.idToken else { throw OAuthError(.serverError, "No ID-token key was fetched.") }
             idKey = key
             if grant.sessionBound, let sids, let authTime = grant.authTime {

@@ -32,9 +32,20 @@ public enum ClientMetadata {
         return String(decoding: data, as: UTF8.self)
     }
 
+    /// Whether `key` occurs in `metadata` at all: the cheap test before parsing it, on every token request
+    /// (Foundation's `String.contains` bridges through NSString on Linux: 1–2% of a refresh).
+    static func mentions(_ metadata: String, _ key: String) -> Bool {
+        let haystack = Array(metadata.utf8), needle = Array(key.utf8)
+        guard !needle.isEmpty, haystack.count >= needle.count else { return needle.isEmpty }
+        for start in 0...(haystack.count - needle.count) where haystack[start] == needle[0] {
+            if haystack[start..<(start + needle.count)].elementsEqual(needle) { return true }
+        }
+        return false
+    }
+
     /// A problem with the signing preference in `metadata`, or nil when it is absent or supported.
     static func idTokenAlgorithmProblem(_ metadata: String) -> String? {
-        if metadata.contains(refreshIDTokenKey), let flag = object(metadata)[refreshIDTokenKey], !(flag is Bool) {
+        if mentions(metadata, refreshIDTokenKey), let flag = object(metadata)[refreshIDTokenKey], !(flag is Bool) {
             return "refresh_id_token must be true or false"
         }
         guard let value = object(metadata)[idTokenSigningAlgorithmKey] else { return nil }
@@ -49,7 +60,7 @@ public enum ClientMetadata {
 extension OAuthClient {
     /// The algorithm this client's ID tokens are signed with (`id_token_signed_response_alg`, RS256 by default).
     public var idTokenSigningAlgorithm: JWSAlgorithm {
-        guard metadata.contains(ClientMetadata.idTokenSigningAlgorithmKey),
+        guard ClientMetadata.mentions(metadata, ClientMetadata.idTokenSigningAlgorithmKey),
               let name = ClientMetadata.object(metadata)[ClientMetadata.idTokenSigningAlgorithmKey] as? String,
               let algorithm = JWSAlgorithm(rawValue: name), ClientMetadata.idTokenSigningAlgorithms.contains(algorithm) else {
             return .rs256
@@ -59,7 +70,7 @@ extension OAuthClient {
 
     /// Whether this client's refresh responses carry an ID token (`refresh_id_token`, true by default).
     public var refreshIssuesIDToken: Bool {
-        guard metadata.contains(ClientMetadata.refreshIDTokenKey),
+        guard ClientMetadata.mentions(metadata, ClientMetadata.refreshIDTokenKey),
               let flag = ClientMetadata.object(metadata)[ClientMetadata.refreshIDTokenKey] as? Bool else { return true }
         return flag
     }

@@ -19,9 +19,7 @@ struct RefreshTokenGrant: Sendable {
         // The keys first (cached by the ring): the presented token's scope is not known yet, so the ID-token
         // key is fetched whenever it exists; `prepare` fails before the claim if the scope needs it and it is missing.
         let issuesIDToken = client.refreshIssuesIDToken
-        let keys = try await issuer.signingKeys(for: client, openID: false)
-        let idKey = issuesIDToken ? try? await issuer.signingKeys(for: client, openID: true).idToken : nil
-        let issueKeys = IssueKeys(accessToken: keys.accessToken, idToken: idKey)
+        let issueKeys = try await issuer.signingKeys(for: client, openID: issuesIDToken, idTokenKeyRequired: false)
         let issuer = issuer
         let successor = issuer.successor(of: value)
         // Claim first, sign after: the store reads the token and its user, `prepare` below checks the

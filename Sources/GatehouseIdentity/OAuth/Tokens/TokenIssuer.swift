@@ -123,11 +123,15 @@ public struct TokenIssuer: Sendable {
     /// The keys an issue for `client` signs with: the access-token key, and the ID-token key when
     /// `openID` (the client's `id_token_signed_response_alg`). Cached by the key ring, so this only
     /// waits when the ring reloads; fetched before a rotation so nothing after the claim can want a key.
-    func signingKeys(for client: OAuthClient, openID: Bool) async throws -> IssueKeys {
+    /// `idTokenKeyRequired: false` (a refresh, whose scope is not read yet): a missing ID-token key is nil
+    /// instead of an error, and ``prepare(_:keys:extra:refreshValue:)`` fails if the scope turns out to need it.
+    func signingKeys(for client: OAuthClient, openID: Bool, idTokenKeyRequired: Bool = true) async throws -> IssueKeys {
         let key = try await keys.signingKey()
         guard openID else { return IssueKeys(accessToken: key, idToken: nil) }
         let algorithm = client.idTokenSigningAlgorithm
-        return IssueKeys(accessToken: key, idToken: algorithm == key.algorithm ? key : try await keys.signingKey(algorithm))
+        if algorithm == key.algorithm { return IssueKeys(accessToken: key, idToken: key) }
+        guard idTokenKeyRequired else { return IssueKeys(accessToken: key, idToken: try? await keys.signingKey(algorithm)) }
+        return IssueKeys(accessToken: key, idToken: try await keys.signingKey(algorithm))
     }
 
     /// The synchronous part of ``prepare(_:refreshValue:)``, with the keys (and any extra ID-token claims

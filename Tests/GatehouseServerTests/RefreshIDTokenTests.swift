@@ -2,6 +2,7 @@ import Foundation
 import GatehouseCrypto
 import GatehouseIdentity
 import GatehouseServer
+import GatehouseStore
 import Testing
 
 /// Issue #17: what a refresh of an `openid` grant answers. A new ID token by default (Keycloak's behaviour,
@@ -105,5 +106,55 @@ import Testing
         } throws: { error in
             (error as? ConfigurationError)?.key == "clients[0].refresh_id_token"
         }
+    }
+}
+
+/// The checks `RefreshTokenGrant` runs inside the store's exchange (issue #17): each refuses before
+/// anything is rotated or signed, and a disabled account's family is revoked.
+@Suite struct RefreshExchangeChecksTests {
+    private func tokens(_ oauth: OAuthFixture) async throws -> [String: Any] {
+        try await oauth.token([("grant_type", "password"), ("username", "ada@example.com"),
+                               ("password", "correct horse battery"), ("scope", "openid")],
+                              basic: ("web-app", oauth.confidentialSecret)).json
+    }
+
+    @Test func anotherClientOrAWiderScopeRotatesNothing() async throws {
+        let oauth = try await OAuthFixture.make()
+        let refresh = try #require(try await tokens(oauth)["refresh_token"] as? String)
+        let issuer = oauth.gatehouse.app.services.tokens.issuer
+        let before = issuer.signaturesMade
+        let other = try await oauth.token([("grant_type", "refresh_token"), ("refresh_token", refresh)],
+                                          basic: ("partner", oauth.thirdPartySecret))
+        #expect(other.status == 400 && other.json["error"] as? String == "invalid_grant")
+        let wider = try await oauth.token([("grant_type", "refresh_token"), ("refresh_token", refresh), ("scope", "openid api.read")],
+                                          basic: ("web-app", oauth.confidentialSecret))
+        #expect(wider.status == 400 && wider.json["error"] as? String == "invalid_scope")
+        #expect(issuer.signaturesMade == before)
+        let stored = try await oauth.gatehouse.database.refreshTokens.find(hash: TokenHash(SHA256.hash(refresh)))
+        #expect(stored?.rotatedAt == nil && stored?.revokedAt == nil, "still current: the refusals wrote nothing")
+        #expect(try await oauth.token([("grant_type", "refresh_token"), ("refresh_token", refresh)],
+                                      basic: ("web-app", oauth.confidentialSecret)).status == 200)
+    }
+
+    @Test func aDisabledAccountGetsNothingAndLosesTheFamily() async throws {
+        let oauth = try await OAuthFixture.make()
+        let refresh = try #require(try await tokens(oauth)["refresh_token"] as? String)
+        let users = oauth.gatehouse.database.users
+        let ada = try #require(try await users.find(email: "ada@example.com"))
+        _ = try await users.update(id: ada.id, [.disabled(true)], at: Date())
+        let issuer = oauth.gatehouse.app.services.tokens.issuer
+        let before = issuer.signaturesMade
+        let refused = try await oauth.token([("grant_type", "refresh_token"), ("refresh_token", refresh)],
+                                            basic: ("web-app", oauth.confidentialSecret))
+        #expect(refused.status == 400 && refused.json["error"] as? String == "invalid_grant")
+        #expect((refused.json["error_description"] as? String)?.contains("not available") == true)
+        #expect(issuer.signaturesMade == before)
+        let stored = try #require(try await oauth.gatehouse.database.refreshTokens.find(hash: TokenHash(SHA256.hash(refresh))))
+        #expect(stored.rotatedAt == nil, "nothing rotated")
+        #expect(stored.revokedAt != nil, "the family is revoked")
+        // Re-enabled, the revoked family stays dead.
+        _ = try await users.update(id: ada.id, [.disabled(false)], at: Date())
+        #expect(try await oauth.token([("grant_type", "refresh_token"), ("refresh_token", refresh)],
+                                      basic: ("web-app", oauth.confidentialSecret)).status == 400)
     }
 }

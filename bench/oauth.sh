@@ -8,7 +8,9 @@
 # refresh-tokens` mints them up front straight into the database (no Argon2 sign-in per token), and
 # bench/lua/refresh-distinct.lua hands them out. Every request is a full rotation (lookup, claim,
 # insert, then the signatures). "access token only" asks for scope api.read; "with openid" adds the
-# RS256 ID token (OIDC refresh responses carry one), whose RSA-2048 signature costs more than the rest.
+# ID token refresh responses carry by default: RS256 (RSA-2048, whose signature costs more than the rest),
+# ES256 for a client registered with id_token_signed_response_alg ES256, or none for a client registered
+# with refresh_id_token false (OIDC Core §12.2; docs/refresh-grant.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source bench/lib.sh
@@ -24,7 +26,11 @@ cat > "$BENCH_TMP/config.json" <<JSON
 {"access_log": false, "rate_limits": {"enabled": false}, "oauth": {"api_scopes": ["api.read"]},
  "clients": [{"id": "bench", "name": "Bench", "type": "confidential", "secret": "$SECRET", "first_party": true,
               "redirect_uris": ["https://bench.example/cb"], "scopes": ["api.read"],
-              "grants": ["authorization_code", "refresh_token", "password", "client_credentials"]}]}
+              "grants": ["authorization_code", "refresh_token", "password", "client_credentials"]},
+             {"id": "bench-es", "name": "Bench ES256", "type": "confidential", "secret": "$SECRET", "first_party": true,
+              "redirect_uris": ["https://bench.example/cb"], "grants": ["refresh_token"], "id_token_signed_response_alg": "ES256"},
+             {"id": "bench-lean", "name": "Bench lean", "type": "confidential", "secret": "$SECRET", "first_party": true,
+              "redirect_uris": ["https://bench.example/cb"], "grants": ["refresh_token"], "refresh_id_token": false}]}
 JSON
 echo "bench password 1234" | .build/release/gatehouse user create --email bench@example.com --password-stdin --verified --config "$BENCH_TMP/config.json" >/dev/null 2>&1 || true
 REFRESH_TOKENS=${REFRESH_TOKENS:-80000}
@@ -33,6 +39,10 @@ mint_start=$(date +%s.%N)
   --count "$REFRESH_TOKENS" --config "$BENCH_TMP/config.json" > "$BENCH_TMP/refresh-api.txt"
 .build/release/gatehouse bench refresh-tokens --client bench --email bench@example.com --scope openid \
   --count $((REFRESH_TOKENS / 2)) --config "$BENCH_TMP/config.json" > "$BENCH_TMP/refresh-openid.txt"
+for client in bench-es bench-lean; do
+  .build/release/gatehouse bench refresh-tokens --client $client --email bench@example.com --scope openid \
+    --count $((REFRESH_TOKENS / 2)) --config "$BENCH_TMP/config.json" > "$BENCH_TMP/refresh-$client.txt"
+done
 mint_seconds=$(awk -v a="$mint_start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
 start_gatehouse "$BENCH_TMP/gatehouse.log" "$URL" serve --config "$BENCH_TMP/config.json"
 sleep 1; RSS_IDLE=$(rss_mb "$GH_PID")
@@ -56,7 +66,7 @@ post_script introspect "token=$ACCESS"
 post_script password "grant_type=password&username=bench%40example.com&password=bench+password+1234&scope=openid"
 
 echo "wrk -t${WRK_THREADS:-2} -c${WRK_CONNECTIONS:-64} -d${WRK_SECONDS:-10}s (refresh rows: -c${REFRESH_CONNECTIONS:-8}) on $(nproc) cores shared by wrk and the server; database ${GATEHOUSE_DATABASE_URL%%:*}; load average $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "minted $REFRESH_TOKENS + $((REFRESH_TOKENS / 2)) distinct refresh tokens in ${mint_seconds} s"
+echo "minted $REFRESH_TOKENS + 3 × $((REFRESH_TOKENS / 2)) distinct refresh tokens in ${mint_seconds} s"
 echo
 echo "| workload | req/s | p99 | server CPU µs/req | non-2xx |"
 echo "|---|---|---|---|---|"
@@ -66,6 +76,10 @@ REFRESH_TOKENS_FILE=$BENCH_TMP/refresh-api.txt WRK_CONNECTIONS=${REFRESH_CONNECT
   wrk_run "refresh_token grant, distinct tokens, access token only" "$GH_PID" "$URL/oauth/token" -s bench/lua/refresh-distinct.lua
 REFRESH_TOKENS_FILE=$BENCH_TMP/refresh-openid.txt WRK_CONNECTIONS=${REFRESH_CONNECTIONS:-8} \
   wrk_run "refresh_token grant, distinct tokens, with openid (RS256 ID token)" "$GH_PID" "$URL/oauth/token" -s bench/lua/refresh-distinct.lua
+BENCH_BASIC=$(printf 'bench-es:%s' "$SECRET" | base64 -w0) REFRESH_TOKENS_FILE=$BENCH_TMP/refresh-bench-es.txt WRK_CONNECTIONS=${REFRESH_CONNECTIONS:-8} \
+  wrk_run "refresh_token grant, distinct tokens, with openid (ES256 ID token)" "$GH_PID" "$URL/oauth/token" -s bench/lua/refresh-distinct.lua
+BENCH_BASIC=$(printf 'bench-lean:%s' "$SECRET" | base64 -w0) REFRESH_TOKENS_FILE=$BENCH_TMP/refresh-bench-lean.txt WRK_CONNECTIONS=${REFRESH_CONNECTIONS:-8} \
+  wrk_run "refresh_token grant, distinct tokens, with openid (refresh_id_token false: no ID token)" "$GH_PID" "$URL/oauth/token" -s bench/lua/refresh-distinct.lua
 wrk_run "client_credentials grant" "$GH_PID" "$URL/oauth/token" -s "$BENCH_TMP/credentials.lua"
 wrk_run "introspection (valid token)" "$GH_PID" "$URL/oauth/introspect" -s "$BENCH_TMP/introspect.lua"
 wrk_run "userinfo (Bearer)" "$GH_PID" "$URL/oauth/userinfo" -H "Authorization: Bearer $ACCESS"

@@ -41,7 +41,10 @@ GH_SECRET=bench-client-secret-0123456789abcdefghijkl
 cat > "$BENCH_TMP/gatehouse.json" <<JSON
 {"access_log": false, "rate_limits": {"enabled": false},
  "clients": [{"id": "bench", "name": "Bench", "type": "confidential", "secret": "$GH_SECRET", "first_party": true,
-              "redirect_uris": ["https://bench.example/cb"], "grants": ["authorization_code", "refresh_token"]}]}
+              "redirect_uris": ["https://bench.example/cb"], "grants": ["authorization_code", "refresh_token"]},
+             {"id": "bench-lean", "name": "Bench lean", "type": "confidential", "secret": "$GH_SECRET", "first_party": true,
+              "redirect_uris": ["https://bench.example/cb"], "grants": ["authorization_code", "refresh_token"],
+              "refresh_id_token": false}]}
 JSON
 export GATEHOUSE_LISTEN=127.0.0.1:$GH_PORT GATEHOUSE_PUBLIC_URL=$GH GATEHOUSE_DATABASE_URL="sqlite://$BENCH_TMP/gh.sqlite"
 echo "$PASSWORD" | "$BIN" user create --email bench@example.com --password-stdin --verified --config "$BENCH_TMP/gatehouse.json" >/dev/null \
@@ -55,6 +58,11 @@ gh_mint "$GH" "$GH_SESSION" bench "$GH_SECRET" https://bench.example/cb $((SEEDS
 GH_ACCESS=$(head -1 "$BENCH_TMP/gh-tokens.jsonl" | jq -er .access_token) || die "no Gatehouse access token"
 tail -n +2 "$BENCH_TMP/gh-tokens.jsonl" | jq -er .refresh_token > "$BENCH_TMP/gh-refresh" || die "no Gatehouse refresh tokens"
 GH_BASIC=$(printf 'bench:%s' "$GH_SECRET" | base64 -w0)
+# The same grants for a client registered with refresh_id_token false: its refreshes answer no ID token, like the
+# peer's (Doorkeeper without OpenID Connect); the default client's carry an RS256 one (docs/refresh-grant.md).
+gh_mint "$GH" "$GH_SESSION" bench-lean "$GH_SECRET" https://bench.example/cb "$SEEDS" | jq -er .refresh_token > "$BENCH_TMP/gh-refresh-lean" \
+  || die "no Gatehouse refresh tokens for bench-lean"
+GH_LEAN_BASIC=$(printf 'bench-lean:%s' "$GH_SECRET" | base64 -w0)
 
 # --- the Rails peer --------------------------------------------------------------------------------------------
 PEER_PORT=${PEER_BENCH_PORT:-18621}; PEER=http://127.0.0.1:$PEER_PORT
@@ -136,7 +144,11 @@ REFRESH_LABEL=Gatehouse REFRESH_SEEDS=$BENCH_TMP/gh-refresh REFRESH_PER_THREAD=$
   gh "$GH/oauth/token" -s bench/peer/refresh-chain.lua
 REFRESH_LABEL="Rails peer" REFRESH_SEEDS=$BENCH_TMP/peer-refresh REFRESH_PER_THREAD=$PER_THREAD REFRESH_BASIC=$PEER_BASIC \
   peer "$PEER_PIDS" "$PEER/oauth/token" -s bench/peer/refresh-chain.lua
-row 'refresh grant, a distinct never-used token per request (rotation)'
+row 'refresh grant, a distinct never-used token per request (rotation; Gatehouse: openid, RS256 ID token)'
+
+REFRESH_LABEL="Gatehouse, no ID token" REFRESH_SEEDS=$BENCH_TMP/gh-refresh-lean REFRESH_PER_THREAD=$PER_THREAD REFRESH_BASIC=$GH_LEAN_BASIC \
+  gh "$GH/oauth/token" -s bench/peer/refresh-chain.lua
+none; row 'refresh grant, the same for a client with `refresh_id_token: false` (no ID token, like the peer)'
 
 gh "$GH/healthz"
 peer "$NGINX_PIDS" "http://127.0.0.1:$NGINX_PORT/"

@@ -40,7 +40,7 @@ public struct TokenService: Sendable {
         validator = AccessTokenValidator(settings: settings, keys: keys, revoked: database.revokedAccessTokens, clock: clock)
         authorizationCode = AuthorizationCodeGrant(codes: database.authorizationCodes, users: database.users, issuer: issuer,
                                                    revocation: revocation, clock: clock)
-        refresh = RefreshTokenGrant(refreshTokens: database.refreshTokens, users: database.users, issuer: issuer,
+        refresh = RefreshTokenGrant(refreshTokens: database.refreshTokens, issuer: issuer,
                                     revocation: revocation, clock: clock)
         password = PasswordGrant(accounts: accounts, issuer: issuer, audit: audit)
         clientCredentials = ClientCredentialsGrant(issuer: issuer)

@@ -15,7 +15,7 @@ public struct ConfiguredClient: Sendable {
         guard let object = value as? [String: Any] else { throw ConfigurationError(key: prefix, problem: "must be an object") }
         let known: Set = ["id", "name", "type", "secret", "secret_env", "redirect_uris", "post_logout_redirect_uris", "grants",
                           "scopes", "first_party", "allow_localhost", "web_origins", "native", "introspect_any",
-                          "id_token_signed_response_alg", "admin", "backchannel_logout_uri", "backchannel_logout_session_required"]
+                          "id_token_signed_response_alg", "refresh_id_token", "admin", "backchannel_logout_uri", "backchannel_logout_session_required"]
         for key in object.keys where !known.contains(key) {
             throw ConfigurationError(key: "\(prefix).\(key)", problem: "unknown setting")
         }
@@ -62,6 +62,13 @@ public struct ConfiguredClient: Sendable {
                 throw ConfigurationError(key: "\(prefix).id_token_signed_response_alg", problem: "must be RS256 or ES256")
             }
             metadata = ClientMetadata.setting(ClientMetadata.idTokenSigningAlgorithmKey, to: algorithm, in: metadata)
+        }
+        // Refresh responses without a new ID token (OIDC Core §12.2; docs/refresh-grant.md).
+        if object["refresh_id_token"] != nil {
+            guard let flag = object["refresh_id_token"] as? Bool else {
+                throw ConfigurationError(key: "\(prefix).refresh_id_token", problem: "must be true or false")
+            }
+            metadata = ClientMetadata.setting(ClientMetadata.refreshIDTokenKey, to: flag, in: metadata)
         }
         // A resource server that may introspect tokens of every client (others see only their own).
         if try flag("introspect_any") {

@@ -13,8 +13,8 @@ struct TokenRoutes: Sendable {
         router.post("/oauth/token") { request async in
             await answer(request) { parameters in
                 let credentials = try OAuthResponses.clientCredentials(request, parameters)
-                return OAuthResponses.json(try await tokens.token(parameters: parameters, credentials: credentials,
-                                                                  context: request.clientContext))
+                return OAuthResponses.json(object: try await tokens.token(parameters: parameters, credentials: credentials,
+                                                                         context: request.clientContext).jsonObject)
             }
         }
         router.post("/oauth/revoke") { request async in

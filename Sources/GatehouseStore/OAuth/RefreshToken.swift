@@ -38,6 +38,22 @@ public enum RefreshRotation: Sendable, Equatable {
     case refused
 }
 
+/// What presenting a refresh token did, when the caller validated it and built its successor in the
+/// same round trip (`RefreshTokenStore.exchange`).
+public enum RefreshExchange<Issue: Sendable>: Sendable {
+    /// No token has this hash: nothing was asked and nothing written.
+    case unknown
+    /// `prepare` accepted the token and it rotated (or, inside the grace window, its successor was still
+    /// current): what `prepare` returned.
+    case rotated(Issue)
+    /// Already rotated beyond the grace window: the whole family has just been revoked.
+    case reused(RefreshToken)
+    /// Expired or revoked.
+    case invalid
+    /// As `RefreshRotation.refused`: a retry inside the grace window whose successor is no longer current.
+    case refused
+}
+
 /// A client a user has granted long-lived access to (active refresh tokens), for the account page.
 public struct ActiveGrant: Sendable, Equatable {
     public var clientId: String
@@ -57,6 +73,15 @@ public protocol RefreshTokenStore: Sendable {
     /// If it was rotated longer ago, revoke its family → `.reused`. Otherwise `.invalid`.
     /// Two concurrent rotations of one token: exactly one inserts a successor.
     func rotate(hash: TokenHash, replacement: RefreshToken, now: Date, graceWindow: TimeInterval) async throws -> RefreshRotation
+    /// The refresh grant's whole store work in the fewest round trips (one writer hop on SQLite, two
+    /// statements on PostgreSQL): finds the token `hash` with its user (nil when the user is gone), calls
+    /// `prepare` — which checks what the caller's rules need and returns the replacement to store with
+    /// whatever it wants back — and then rotates exactly as ``rotate(hash:replacement:now:graceWindow:)``.
+    /// `prepare` runs once per found token, before anything is written; when it throws, nothing is written
+    /// and its error is rethrown. It may run on a database thread: it must only compute, never wait.
+    func exchange<Issue: Sendable>(hash: TokenHash, now: Date, graceWindow: TimeInterval,
+                                   prepare: @escaping @Sendable (_ presented: RefreshToken, _ user: User?) throws
+                                       -> (replacement: RefreshToken, issue: Issue)) async throws -> RefreshExchange<Issue>
     /// Revokes every token of a family; returns how many were still live.
     func revokeFamily(_ familyId: String, now: Date) async throws -> Int
     /// Revokes every token of a user (optionally only those issued to one client).

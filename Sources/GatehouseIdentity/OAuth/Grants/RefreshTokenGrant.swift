@@ -6,7 +6,6 @@ import GatehouseStore
 /// rotated token presented again (outside the grace window) revokes its whole family (RFC 9700 §4.14.2).
 struct RefreshTokenGrant: Sendable {
     let refreshTokens: any RefreshTokenStore
-    let users: any UserStore
     let issuer: TokenIssuer
     let revocation: TokenRevocation
     let clock: IdentityClock
@@ -15,36 +14,52 @@ struct RefreshTokenGrant: Sendable {
         try request.requireGrant("refresh_token")
         let value = try request.required("refresh_token")
         let hash = TokenHash(SHA256.hash(value))
-        guard let stored = try await refreshTokens.find(hash: hash) else {
-            throw OAuthError.invalidGrant("The refresh token is invalid.")
-        }
-        guard stored.clientId == request.client.id else {
-            throw OAuthError.invalidGrant("The refresh token was issued to another client.")
-        }
-        let original = Scope(parsing: stored.scope) ?? Scope([])
-        let scope = try request.client.grantable(request.parameters["scope"], default: original)
-        guard scope.isSubset(of: original) else {
-            throw OAuthError(.invalidScope, "A refresh cannot widen the scope of the original grant.")
-        }
-        guard let user = try await users.find(id: stored.userId), !user.disabled else {
-            try await revocation.revokeFamily(stored.familyId)
+        let client = request.client
+        let requestedScope = request.parameters["scope"]
+        // The keys first (cached by the ring): the presented token's scope is not known yet, so the ID-token
+        // key is fetched whenever it exists; `prepare` fails before the claim if the scope needs it and it is missing.
+        let issuesIDToken = client.refreshIssuesIDToken
+        let issueKeys = try await issuer.signingKeys(for: client, openID: issuesIDToken, idTokenKeyRequired: false)
+        let issuer = issuer
+        let successor = issuer.successor(of: value)
+        // Claim first, sign after: the store reads the token and its user, `prepare` below checks the
+        // client, the scope and the account and builds the successor, and only then does the rotation
+        // (row lock, reuse detection, family revocation) decide — all before any signature, so a reused,
+        // revoked or concurrently rotated token costs no signing work (issue #17). On SQLite this is one
+        // hop to the writer; nothing in `prepare` waits.
+        let outcome: RefreshExchange<PreparedIssue>
+        do {
+            outcome = try await refreshTokens.exchange(hash: hash, now: clock.now(), graceWindow: issuer.settings.refreshGraceWindow) {
+                stored, user in
+                guard stored.clientId == client.id else {
+                    throw OAuthError.invalidGrant("The refresh token was issued to another client.")
+                }
+                let original = Scope(parsing: stored.scope) ?? Scope([])
+                let scope = try client.grantable(requestedScope, default: original)
+                guard scope.isSubset(of: original) else {
+                    throw OAuthError(.invalidScope, "A refresh cannot widen the scope of the original grant.")
+                }
+                guard let user, !user.disabled else { throw AccountUnavailable(familyId: stored.familyId) }
+                var grant = TokenGrant(client: client, user: user, scope: scope, authTime: stored.authTime,
+                                       authMethods: stored.authMethods, familyId: stored.familyId, issueRefreshToken: true,
+                                       familyExpiresAt: stored.expiresAt)
+                // The family's sign-in time is its session's: password-grant families have no browser session, but
+                // their `sid` then names none either, so a logout never matches it.
+                grant.sessionBound = !stored.authMethods.isEmpty
+                grant.issuesIDToken = issuesIDToken
+                let prepared = try issuer.prepare(grant, keys: issueKeys, refreshValue: successor)
+                guard let replacement = prepared.refreshRecord else { throw OAuthError(.serverError, "No refresh token was minted.") }
+                return (replacement, prepared)
+            }
+        } catch let unavailable as AccountUnavailable {
+            try await revocation.revokeFamily(unavailable.familyId)
             throw OAuthError.invalidGrant("The account is not available.")
         }
-        var grant = TokenGrant(client: request.client, user: user, scope: scope, authTime: stored.authTime,
-                               authMethods: stored.authMethods, familyId: stored.familyId, issueRefreshToken: true,
-                               familyExpiresAt: stored.expiresAt)
-        // The family's sign-in time is its session's: password-grant families have no browser session, but
-        // their `sid` then names none either, so a logout never matches it.
-        grant.sessionBound = !stored.authMethods.isEmpty
-        // Claim first, sign after: the rotation (row lock, reuse detection, family revocation) decides
-        // before any signature is computed, so a reused, revoked or concurrently rotated token costs
-        // no signing work (issue #17). Everything that can fail (standing, keys) is checked before the claim.
-        let prepared = try await issuer.prepare(grant, refreshValue: issuer.successor(of: value))
-        guard let replacement = prepared.refreshRecord else { throw OAuthError(.serverError, "No refresh token was minted.") }
-        switch try await refreshTokens.rotate(hash: hash, replacement: replacement, now: clock.now(),
-                                              graceWindow: issuer.settings.refreshGraceWindow) {
-        case .rotated:
+        switch outcome {
+        case .rotated(let prepared):
             return try issuer.sign(prepared)
+        case .unknown:
+            throw OAuthError.invalidGrant("The refresh token is invalid.")
         case .reused(let token):
             try await revocation.revokeFamily(token.familyId)
             throw OAuthError.invalidGrant("The refresh token was already used; every token of this grant is now revoked.")
@@ -53,5 +68,10 @@ struct RefreshTokenGrant: Sendable {
         case .refused:
             throw OAuthError.invalidGrant("The refresh token was already rotated; use the refresh token that replaced it.")
         }
+    }
+
+    /// The token's user is gone or disabled: nothing is rotated, and its family is revoked.
+    private struct AccountUnavailable: Error {
+        let familyId: String
     }
 }

@@ -23,6 +23,9 @@ public struct TokenGrant: Sendable {
     /// The ID token carries the user's `external_id` (sign-ins through the code flow; refreshes skip the
     /// extra read on their hot path, and userinfo always has it).
     public var releasesExternalId = false
+    /// An `openid` scope gets an ID token; false leaves it out (refreshes of clients registered with
+    /// `refresh_id_token: false`, OpenID Connect Core §12.2).
+    public var issuesIDToken = true
 
     public init(client: OAuthClient, user: User?, scope: Scope, authTime: Date?, authMethods: [String], nonce: String? = nil,
                 familyId: String = RecordID.random(), issueRefreshToken: Bool, familyExpiresAt: Date? = nil) {
@@ -48,6 +51,13 @@ struct PreparedIssue: Sendable {
     let refreshValue: String?
     /// The new refresh token's row (stored by the caller, or by `rotate`).
     let refreshRecord: RefreshToken?
+}
+
+/// The keys one issue signs with (``TokenIssuer/signingKeys(for:openID:)``).
+struct IssueKeys: Sendable {
+    let accessToken: GatehouseCrypto.SigningKey
+    /// nil when the issue has no ID token.
+    let idToken: GatehouseCrypto.SigningKey?
 }
 
 /// Mints access tokens (RFC 9068 JWTs, ES256), ID tokens (RS256, or the client's `id_token_signed_response_alg`)
@@ -100,23 +110,48 @@ public struct TokenIssuer: Sendable {
     /// ``sign(_:)``, so no signature is made for a token that turns out to be reused or already rotated,
     /// and signing, which only computes, cannot fail for want of a key after the claim.
     func prepare(_ grant: TokenGrant, refreshValue fixedRefreshValue: String? = nil) async throws -> PreparedIssue {
+        let keys = try await signingKeys(for: grant.client,
+                                         openID: grant.issuesIDToken && grant.scope.contains(Scope.openID) && grant.user != nil)
+        var extra: [String: JSONValue] = [:]
+        if keys.idToken != nil, grant.releasesExternalId, let user = grant.user,
+           let externalId = try await externalIds?.externalId(userId: user.id) {
+            extra["external_id"] = .string(externalId)
+        }
+        return try prepare(grant, keys: keys, extra: extra, refreshValue: fixedRefreshValue)
+    }
+
+    /// The keys an issue for `client` signs with: the access-token key, and the ID-token key when
+    /// `openID` (the client's `id_token_signed_response_alg`). Cached by the key ring, so this only
+    /// waits when the ring reloads; fetched before a rotation so nothing after the claim can want a key.
+    /// `idTokenKeyRequired: false` (a refresh, whose scope is not read yet): a missing ID-token key is nil
+    /// instead of an error, and ``prepare(_:keys:extra:refreshValue:)`` fails if the scope turns out to need it.
+    func signingKeys(for client: OAuthClient, openID: Bool, idTokenKeyRequired: Bool = true) async throws -> IssueKeys {
+        let key = try await keys.signingKey()
+        guard openID else { return IssueKeys(accessToken: key, idToken: nil) }
+        let algorithm = client.idTokenSigningAlgorithm
+        if algorithm == key.algorithm { return IssueKeys(accessToken: key, idToken: key) }
+        guard idTokenKeyRequired else { return IssueKeys(accessToken: key, idToken: try? await keys.signingKey(algorithm)) }
+        return IssueKeys(accessToken: key, idToken: try await keys.signingKey(algorithm))
+    }
+
+    /// The synchronous part of ``prepare(_:refreshValue:)``, with the keys (and any extra ID-token claims
+    /// that needed a read) already at hand: it only computes, so it may run inside a store's rotation
+    /// (``RefreshTokenStore/exchange(hash:now:graceWindow:prepare:)``).
+    func prepare(_ grant: TokenGrant, keys: IssueKeys, extra readClaims: [String: JSONValue] = [:],
+                 refreshValue fixedRefreshValue: String? = nil) throws -> PreparedIssue {
         // Every grant ends here: an account whose email is unproven (or that is disabled) gets no tokens
         // (issue #14 item 2, AccountStanding).
         if let user = grant.user {
             do { try AccountStanding.requireTokenIssuance(user) } catch { throw OAuthError.invalidGrant(error.message) }
         }
         let now = clock.now()
-        let key = try await keys.signingKey()
         var idKey: GatehouseCrypto.SigningKey?
-        var extra: [String: JSONValue] = [:]
-        if grant.scope.contains(Scope.openID), let user = grant.user {
-            idKey = grant.client.idTokenSigningAlgorithm == key.algorithm
-                ? key : try await keys.signingKey(grant.client.idTokenSigningAlgorithm)
+        var extra = readClaims
+        if grant.issuesIDToken, grant.scope.contains(Scope.openID), let user = grant.user {
+            guard let key = keys.idToken else { throw OAuthError(.serverError, "No ID-token key was fetched.") }
+            idKey = key
             if grant.sessionBound, let sids, let authTime = grant.authTime {
                 extra["sid"] = .string(sids.sid(userId: user.id, signedInAt: authTime))
-            }
-            if grant.releasesExternalId, let externalId = try await externalIds?.externalId(userId: user.id) {
-                extra["external_id"] = .string(externalId)
             }
         }
         var refreshValue: String?
@@ -129,7 +164,8 @@ public struct TokenIssuer: Sendable {
                                          expiresAt: grant.familyExpiresAt ?? now.addingTimeInterval(settings.refreshTokenLifetime))
             refreshValue = value
         }
-        return PreparedIssue(grant: grant, now: now, key: key, idKey: idKey, idTokenExtra: extra, refreshValue: refreshValue, refreshRecord: refreshRecord)
+        return PreparedIssue(grant: grant, now: now, key: keys.accessToken, idKey: idKey, idTokenExtra: extra,
+                             refreshValue: refreshValue, refreshRecord: refreshRecord)
     }
 
     /// Signs the access token (and the ID token when the scope has `openid`) of a prepared issue.

@@ -33,6 +33,35 @@ struct SQLHotReads<Database: SQLDatabase>: HotReadStore {
         } ?? BearerSubject(revoked: false, user: nil)
     }
 
+    /// Four statements, one hop: each statement through `database.read` is a hop to a connection's queue
+    /// and back (two thread wake-ups) and, on SQLite, a read transaction; the account page paid that four times.
+    func accountOverview(userId: String, now: Date) async throws -> AccountOverview {
+        let backend = database.dialect.name
+        return try await database.read { db in try Self.overview(userId: userId, now: now, backend: backend, db) }
+    }
+
+    /// The session and its user, then (when there is one) the overview: five statements, still one hop.
+    func sessionWithAccountOverview(idHash: TokenHash, now: Date) async throws -> SessionWithUser? {
+        let backend = database.dialect.name
+        return try await database.read { db in
+            guard let found = try db.queryOne(HotReadQueries.sessionWithUser, [idHash, now], { row in
+                SessionWithUser(session: Self.session(row), user: Self.user(row, from: 9))
+            }) else { return nil }
+            return SessionWithUser(session: found.session, user: found.user,
+                                   overview: try Self.overview(userId: found.user.id, now: now, backend: backend, db))
+        }
+    }
+
+    private static func overview(userId: String, now: Date, backend: String, _ db: some SQLConnection) throws -> AccountOverview {
+        AccountOverview(
+            sessions: try db.query(SessionSQL.list, [userId, now, now], SessionSQL.decode),
+            identities: try db.query(ExternalIdentitySQL.list, [userId], ExternalIdentitySQL.decode),
+            consents: try db.query(ConsentSQL.list, [userId]) { try ConsentSQL.decode($0, backend: backend) },
+            grants: try db.query(ActiveGrantsQuery.sql, [userId, now]) { row in
+                ActiveGrant(clientId: row.text(0), scope: row.text(1), since: row.date(2))
+            })
+    }
+
     /// The `SessionStore` columns, first in the row.
     private static func session(_ row: some SQLRow) -> Session {
         Session(idHash: row.tokenHash(0), userId: row.text(1), createdAt: row.date(2), lastSeenAt: row.date(3),

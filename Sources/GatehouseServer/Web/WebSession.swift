@@ -33,6 +33,16 @@ struct WebSessionReader: Sendable {
         return WebSession(active: nil, token: nil, csrfBinding: "p:" + fresh, newCSRFCookie: cookies.csrfCookie(value: fresh))
     }
 
+    /// ``read(_:)`` for the account page: a signed-in request also gets the page's lists, read with the
+    /// session in one trip to the database (issue 17). Without a valid session, exactly `read`.
+    func readWithOverview(_ request: Request) async throws -> (web: WebSession, overview: AccountOverview?) {
+        if let token = request.cookies[cookies.sessionCookie], let resolved = try await sessions.resolveWithOverview(token: token) {
+            return (WebSession(active: resolved.active, token: token, csrfBinding: "s:" + resolved.active.session.idHash.hex,
+                               newCSRFCookie: nil), resolved.overview)
+        }
+        return (try await read(request), nil)
+    }
+
     func token(for web: WebSession) -> String { csrf.token(for: web.csrfBinding) }
 
     /// Refuses a state-changing form whose CSRF token does not match this request's binding.

@@ -16,8 +16,8 @@ public protocol HotReadStore: Sendable {
     /// Whether any of `revocationKeys` is on the revoked access-token list, and the user `userId` (nil when
     /// there is none). At most two keys (the token's `jti` and its family marker).
     func bearerSubject(userId: String, revocationKeys: [String]) async throws -> BearerSubject
-    /// What the account page lists for `userId`, read in one trip to one connection (four statements, each
-    /// autocommitted like every read: not a snapshot, as the separate reads were not either): the live
+    /// What the account page lists for `userId`, read in one trip to one connection (four statements; on
+    /// SQLite in one read transaction, on PostgreSQL autocommitted like every read there): the live
     /// sessions (`SessionStore.list`), the linked identities (`ExternalIdentityStore.list`), the consents
     /// (`ConsentStore.list`) and the live grants (`RefreshTokenStore.activeGrants`), each in that store's order.
     func accountOverview(userId: String, now: Date) async throws -> AccountOverview

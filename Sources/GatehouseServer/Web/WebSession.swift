@@ -26,6 +26,11 @@ struct WebSessionReader: Sendable {
         if let token = request.cookies[cookies.sessionCookie], let active = try await sessions.resolve(token: token) {
             return WebSession(active: active, token: token, csrfBinding: "s:" + active.session.idHash.hex, newCSRFCookie: nil)
         }
+        return signedOut(request)
+    }
+
+    /// The web state of a request without a valid session: bound to its pre-session CSRF cookie, or a fresh one.
+    private func signedOut(_ request: Request) -> WebSession {
         if let existing = request.cookies[cookies.csrfCookie], existing.utf8.count == 43 {
             return WebSession(active: nil, token: nil, csrfBinding: "p:" + existing, newCSRFCookie: nil)
         }
@@ -40,7 +45,7 @@ struct WebSessionReader: Sendable {
             return (WebSession(active: resolved.active, token: token, csrfBinding: "s:" + resolved.active.session.idHash.hex,
                                newCSRFCookie: nil), resolved.overview)
         }
-        return (try await read(request), nil)
+        return (signedOut(request), nil)   // the session was looked up already: not a second time
     }
 
     func token(for web: WebSession) -> String { csrf.token(for: web.csrfBinding) }

@@ -28,6 +28,22 @@ import Testing
         #expect(HTML(unescaped: "<br>").text == "<br>", "the one raw way in says so")
     }
 
+    /// Issue 17: text with nothing to escape is appended as it is; the byte test must still catch each
+    /// special character wherever it sits, in bridged and non-ASCII strings too.
+    @Test(arguments: ["&", "<", ">", "\"", "'"])
+    func eachSpecialCharacterIsEscapedAnywhereInTheText(_ special: String) {
+        let escaped = HTMLEscaping.escape(special)
+        #expect(escaped != special)
+        for text in [special, "é\(special)", "\(special)日本", "token-\(special)-" + String(repeating: "x", count: 40)] {
+            let html: HTML = "[\(text)]"
+            #expect(html.text == "[" + HTMLEscaping.escape(text) + "]")
+            if special != "&" { #expect(!html.text.contains(special), "no raw \(special) is left") }
+        }
+        let plain = "Zoë · 2026-12-01 13:40 UTC · 203.0.113.9 · 日本"
+        let html: HTML = "<p>\(plain)</p>"
+        #expect(html.text == "<p>" + plain + "</p>")
+    }
+
     @Test func responseCarriesTheMarkup() {
         let response = Response.html("<p>\("&")</p>" as HTML)
         #expect(String(decoding: response.body, as: UTF8.self) == "<p>&amp;</p>")

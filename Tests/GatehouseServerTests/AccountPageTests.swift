@@ -122,6 +122,34 @@ import Testing
         #expect(try await fresh.get("/account").status == 303, "past the absolute lifetime despite use")
     }
 
+    /// Issue 17: the page reads its lists together with the session, before the idle-expiry touch; the
+    /// row of this browser must still show the touched "last seen" time and come first (most recently seen).
+    @Test func theCurrentSessionShowsTheTimeThisViewTouchedIt() async throws {
+        let gatehouse = try await TestGatehouse.make()
+        let laptop = try await gatehouse.signedUpBrowser()
+        let phone = BrowserLikeClient(InProcessClient(gatehouse.app.pipeline, remoteAddress: "203.0.113.9"),
+                                      userAgent: "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0) Safari/604.1")
+        #expect(try await phone.submit("/sign-in", to: "/sign-in", [("email", "ada@example.com"), ("password", "correct horse battery")]).status == 303)
+        gatehouse.clock.advance(3 * 3_600)   // well past the touch interval, and past a minute boundary
+        let stamp = AccountPageTests.minute(gatehouse.clock.now)
+        let page = try await laptop.get("/account").text
+        let rows = page.components(separatedBy: "<tr>").filter { $0.contains("/account/sessions/") }
+        #expect(rows.count == 2)
+        #expect(rows.first?.contains("(this browser)") == true, "the touched session is the most recently seen")
+        #expect(rows.first?.contains("last seen \(stamp)") == true, "shows the time of this view, not the stored one")
+        #expect(rows.last?.contains("last seen \(stamp)") == false)
+        let stored = try #require(try await gatehouse.database.sessions.list(userId: try await userId(gatehouse), now: gatehouse.clock.now).first)
+        #expect(abs(stored.lastSeenAt.timeIntervalSince(gatehouse.clock.now)) < 0.01, "and the store agrees")
+    }
+
+    /// `yyyy-MM-dd HH:mm UTC`, as the page prints times.
+    static func minute(_ date: Date) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let c = calendar.dateComponents([.year, .month, .day, .hour, .minute], from: date)
+        return String(format: "%04d-%02d-%02d %02d:%02d UTC", c.year!, c.month!, c.day!, c.hour!, c.minute!)
+    }
+
     @Test func concurrentSignInsNeverShareASessionOrLoseAuditRows() async throws {
         let gatehouse = try await TestGatehouse.make { $0.rateLimits.signInPerIP = []; $0.rateLimits.signInPerAccount = [] }
         _ = try await gatehouse.signedUpBrowser()

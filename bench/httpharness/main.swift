@@ -17,7 +17,7 @@ let pipeline = RequestPipeline(router: router, middleware: [
 ])
 let port = UInt16(CommandLine.arguments.dropFirst().first ?? "18590") ?? 18590
 let server = HTTPServer(pipeline: pipeline,
-                        configuration: HTTPServerConfiguration(listen: ListenAddress(host: "127.0.0.1", port: port)))
+                        configuration: HTTPServerConfiguration(listen: ListenAddress(host: "127.0.0.1", port: port), maxHeaderBytes: getenv("HARNESS_MAX_HEADER_BYTES").flatMap { Int(String(cString: $0)) } ?? 32 * 1024))
 do { try server.start() } catch { print(error); exit(1) }
 print("listening on \(port)")
 fflush(nil)

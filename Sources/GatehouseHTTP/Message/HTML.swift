@@ -22,6 +22,17 @@ public struct HTML: Sendable, Equatable, CustomStringConvertible, ExpressibleByS
     public var description: String { text }
     public var isEmpty: Bool { text.isEmpty }
 
+    /// Whether `value` holds a character ``HTMLEscaping`` replaces (`& < > " '`, all ASCII, so a byte
+    /// test is exact: no byte of a multi-byte UTF-8 sequence is below 0x80).
+    static func needsEscaping(_ value: String) -> Bool {
+        func special(_ byte: UInt8) -> Bool {
+            byte == UInt8(ascii: "&") || byte == UInt8(ascii: "<") || byte == UInt8(ascii: ">")
+                || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'")
+        }
+        if let found = value.utf8.withContiguousStorageIfAvailable({ $0.contains(where: special) }) { return found }
+        return value.utf8.contains(where: special)
+    }
+
     public static func + (lhs: HTML, rhs: HTML) -> HTML { HTML(unescaped: lhs.text + rhs.text) }
     public static func += (lhs: inout HTML, rhs: HTML) { lhs.text += rhs.text }
 
@@ -32,8 +43,12 @@ public struct HTML: Sendable, Equatable, CustomStringConvertible, ExpressibleByS
 
         public mutating func appendLiteral(_ literal: String) { text += literal }
         /// Text: escaped for content and attribute values.
-        public mutating func appendInterpolation(_ value: String) { text += HTMLEscaping.escape(value) }
-        public mutating func appendInterpolation(_ value: Substring) { text += HTMLEscaping.escape(String(value)) }
+        public mutating func appendInterpolation(_ value: String) {
+            // Most interpolated text (tokens, ids, dates, addresses) has nothing to escape: append it as it is
+            // instead of rebuilding it scalar by scalar (a twentieth of the account page's CPU, issue 17).
+            if HTML.needsEscaping(value) { text += HTMLEscaping.escape(value) } else { text += value }
+        }
+        public mutating func appendInterpolation(_ value: Substring) { appendInterpolation(String(value)) }
         /// Markup: passed through.
         public mutating func appendInterpolation(_ value: HTML) { text += value.text }
         /// Several pieces of markup, one after the other.

@@ -48,26 +48,39 @@ public struct SessionService: Sendable {
 
     /// The valid session for a cookie value, or nil. Extends the idle expiry at most once per `touchInterval`.
     public func resolve(token: String) async throws -> ActiveSession? {
-        try await resolve(token: token, withProviders: false)?.active
+        try await resolve(token: token, with: .nothing)?.active
     }
 
     /// ``resolve(token:)`` and the providers linked to the account, still one statement (`/native/session`).
     public func resolveWithProviders(token: String) async throws -> (active: ActiveSession, providers: [String])? {
-        try await resolve(token: token, withProviders: true).map { ($0.active, $0.providers) }
+        try await resolve(token: token, with: .providers).map { ($0.active, $0.found.providers ?? []) }
     }
 
-    private func resolve(token: String, withProviders: Bool) async throws -> (active: ActiveSession, providers: [String])? {
+    /// ``resolve(token:)`` and what the account page lists (``AccountOverview``), in one trip to the
+    /// database. The overview shows the session as this call left it (a touch included).
+    public func resolveWithOverview(token: String) async throws -> (active: ActiveSession, overview: AccountOverview)? {
+        guard let resolved = try await resolve(token: token, with: .overview), let overview = resolved.found.overview else { return nil }
+        let session = resolved.active.session
+        return (resolved.active, session == resolved.found.session ? overview : overview.replacing(session))
+    }
+
+    private enum Extra { case nothing, providers, overview }
+
+    private func resolve(token: String, with extra: Extra) async throws -> (active: ActiveSession, found: SessionWithUser)? {
         // Our tokens are 43 base64url characters; anything else cannot be one, so skip the lookup.
         guard token.utf8.count == 43 else { return nil }
         let now = clock.now()
         let hash = Self.hash(token)
         // Session and user in one statement: every page and the app's launch check come through here.
         let reads = database.hotReads
-        guard let found = try await withProviders ? reads.sessionWithUserAndProviders(idHash: hash, now: now)
-                                                  : reads.sessionWithUser(idHash: hash, now: now),
-              !found.user.disabled else { return nil }
+        let found: SessionWithUser?
+        switch extra {
+        case .nothing: found = try await reads.sessionWithUser(idHash: hash, now: now)
+        case .providers: found = try await reads.sessionWithUserAndProviders(idHash: hash, now: now)
+        case .overview: found = try await reads.sessionWithAccountOverview(idHash: hash, now: now)
+        }
+        guard let found, !found.user.disabled else { return nil }
         var session = found.session
-        let user = found.user
         if now.timeIntervalSince(session.lastSeenAt) >= policy.touchInterval {
             let idle = min(now.addingTimeInterval(policy.idleTimeout), session.absoluteExpiresAt)
             if try await database.sessions.touch(idHash: hash, lastSeenAt: now, idleExpiresAt: idle) {
@@ -75,7 +88,7 @@ public struct SessionService: Sendable {
                 session.idleExpiresAt = idle
             }
         }
-        return (ActiveSession(session: session, user: user), found.providers ?? [])
+        return (ActiveSession(session: session, user: found.user), found)
     }
 
     /// Ends one session by its token.

@@ -37,7 +37,7 @@ private enum ConsentColumn: Int32, SQLColumn {
     case userId, clientId, scopes, grantedAt
 }
 
-private enum ConsentSQL {
+enum ConsentSQL {
     static let columns = ConsentColumn.list()
     static let save = """
         INSERT INTO consents (\(columns)) VALUES (\(ConsentColumn.placeholders))

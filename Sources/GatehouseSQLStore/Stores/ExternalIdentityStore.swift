@@ -101,7 +101,7 @@ private enum ExternalIdentityColumn: Int32, SQLColumn {
          createdAt, lastUsedAt, tokenClientId
 }
 
-private enum ExternalIdentitySQL {
+enum ExternalIdentitySQL {
     static let columns = ExternalIdentityColumn.list()
     static let insert = "INSERT INTO external_identities (\(columns)) VALUES (\(ExternalIdentityColumn.placeholders))"
     static let find = "SELECT \(columns) FROM external_identities WHERE provider = ? AND subject = ?"

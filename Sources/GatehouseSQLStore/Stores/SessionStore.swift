@@ -53,7 +53,7 @@ private enum SessionColumn: Int32, SQLColumn {
     case idHash, userId, createdAt, lastSeenAt, idleExpiresAt, absoluteExpiresAt, ip, userAgent, authMethods
 }
 
-private enum SessionSQL {
+enum SessionSQL {
     static let columns = SessionColumn.list()
     static let insert = "INSERT INTO sessions (\(columns)) VALUES (\(SessionColumn.placeholders))"
     static let findValid = """

@@ -6,9 +6,10 @@ import GatehouseStore
 extension AccountPages {
     func registerAccount(into router: inout Router) {
         router.get("/account", head: .servedByGet) { request async throws in
-            let web = try await reader.read(request)
+            let (web, overview) = try await reader.readWithOverview(request)
             guard let active = web.active else { return signInRedirect(request) }
-            return try await context.accountPage(web: web, active: active, notice: request.query["notice"].flatMap { Self.notices[$0] })
+            return try await context.accountPage(web: web, active: active, overview: overview,
+                                                 notice: request.query["notice"].flatMap { Self.notices[$0] })
         }
         router.post("/account/sessions/{id}/end") { request async throws in
             let (_, web, active) = try await reader.signedInForm(request)

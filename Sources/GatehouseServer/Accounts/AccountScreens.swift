@@ -21,12 +21,16 @@ extension PageContext {
             """, web: web, status: status)
     }
 
-    func accountPage(web: WebSession, active: ActiveSession, notice: String? = nil, error: String? = nil,
-                     status: HTTPStatus = .ok) async throws -> Response {
+    /// `overview`: the lists when the caller read them with the session (`readWithOverview`); read here otherwise.
+    func accountPage(web: WebSession, active: ActiveSession, overview read: AccountOverview? = nil, notice: String? = nil,
+                     error: String? = nil, status: HTTPStatus = .ok) async throws -> Response {
         let user = active.user
-        let csrf = hidden("csrf_token", reader.token(for: web))
-        let list = try await sessions.list(userId: user.id)
-        let rows = list.map { session -> HTML in
+        // One HMAC per page: the layout's sign-out form and every form below carry the same token.
+        let token = reader.token(for: web)
+        let csrf = hidden("csrf_token", token)
+        // Sessions, identities, consents and grants in one trip to the database (issue 17), not four.
+        let overview = if let read { read } else { try await database.hotReads.accountOverview(userId: user.id, now: clock.now()) }
+        let rows = overview.sessions.map { session -> HTML in
             let current = session.idHash == active.session.idHash
             return """
                 <tr><td>\(Self.describe(userAgent: session.userAgent))\(current ? " <strong>(this browser)</strong>" : HTML.empty)<br>
@@ -35,8 +39,8 @@ extension PageContext {
                 <button type="submit" class="secondary" aria-label="End this session">End</button></form></td></tr>
                 """
         }.joined(separator: "\n")
-        let methods = try await providers.methods(user: user, csrf: reader.token(for: web))
-        let apps = try await authorizedApps(userId: user.id, csrf: csrf)
+        let methods = providers.methods(user: user, identities: overview.identities, csrf: token)
+        let apps = try await authorizedApps(consents: overview.consents, grants: overview.grants, csrf: csrf)
         return page("Your account", """
             \(PageLayout.notice(notice, kind: "info"))\(PageLayout.notice(error))
             <p><strong>\(user.displayName ?? user.email)</strong><br><span class="muted">\(user.email) · \(user.emailVerified ? "confirmed" : "not confirmed yet")</span></p>
@@ -56,14 +60,11 @@ extension PageContext {
             <label for="delete_password">Password</label><input id="delete_password" name="password" type="password" autocomplete="current-password">
             <p class="muted">This deletes your account and ends every session. It cannot be undone.</p>
             <button type="submit" class="danger">Delete my account</button></form>
-            """, web: web, status: status)
+            """, web: web, status: status, csrfToken: token)
     }
 
-    /// `2026-11-29 20:31 UTC`, through gmtime_r: a DateFormatter costs more than the rest of the page.
     /// Applications the user consented to or that hold refresh tokens, each with a revoke button.
-    func authorizedApps(userId: String, csrf: HTML) async throws -> HTML {
-        let consents = try await database.consents.list(userId: userId)
-        let grants = try await database.refreshTokens.activeGrants(userId: userId, now: clock.now())
+    func authorizedApps(consents: [Consent], grants: [ActiveGrant], csrf: HTML) async throws -> HTML {
         let clientIDs = Array(Set(consents.map(\.clientId) + grants.map(\.clientId))).sorted()
         guard !clientIDs.isEmpty else { return #"<p class="muted">No application has access to your account.</p>"# }
         var rows: [HTML] = []
@@ -81,6 +82,7 @@ extension PageContext {
         return #"<table id="apps">"# + rows.joined() + "</table>"
     }
 
+    /// `2026-11-29 20:31 UTC`, through gmtime_r: a DateFormatter costs more than the rest of the page.
     static func format(_ date: Date) -> String {
         var seconds = time_t(date.timeIntervalSince1970)
         var parts = tm()

@@ -18,10 +18,13 @@ struct PageContext: Sendable {
     /// Provider buttons, sign-in methods and deletion hooks (empty without providers).
     let providers: ProviderPages
 
-    /// A page response, setting the pre-session CSRF cookie when this request minted one.
-    func page(_ title: String, _ body: HTML, web: WebSession, status: HTTPStatus = .ok) -> Response {
-        var response = Response.html(layout.render(title: title, body: body, signedIn: web.user != nil,
-                                                   csrf: reader.token(for: web)), status: status)
+    /// A page response, setting the pre-session CSRF cookie when this request minted one. `csrfToken`:
+    /// the request's token when the caller derived it already (it is one HMAC per page otherwise).
+    func page(_ title: String, _ body: HTML, web: WebSession, status: HTTPStatus = .ok, csrfToken: String? = nil) -> Response {
+        // Only the signed-in layout carries a token (its sign-out form).
+        let signedIn = web.user != nil
+        var response = Response.html(layout.render(title: title, body: body, signedIn: signedIn,
+                                                   csrf: signedIn ? csrfToken ?? reader.token(for: web) : nil), status: status)
         if let cookie = web.newCSRFCookie { response.setCookie(cookie) }
         response.noStore()
         return response

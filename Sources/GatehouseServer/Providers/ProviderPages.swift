@@ -28,9 +28,10 @@ struct ProviderPages: Sendable {
         return #"<div id="providers"><p class="muted">or</p>"# + forms.joined(separator: "\n") + "</div>"
     }
 
-    /// The list items of "Sign-in methods" and the link forms for providers not linked yet.
-    func methods(user: User, csrf: String) async throws -> (items: HTML, linkForms: HTML) {
-        let identities = try await database?.externalIdentities.list(userId: user.id) ?? []
+    /// The list items of "Sign-in methods" and the link forms for providers not linked yet, from the
+    /// user's linked `identities` (read with the rest of the account page); none shown without providers.
+    func methods(user: User, identities linked: [ExternalIdentity], csrf: String) -> (items: HTML, linkForms: HTML) {
+        let identities = database == nil ? [] : linked
         let count = identities.count + (user.passwordHash != nil ? 1 : 0)
         var items: HTML = user.passwordHash != nil ? "<li>Password</li>" : .empty
         let token = PageLayout.hidden("csrf_token", csrf)

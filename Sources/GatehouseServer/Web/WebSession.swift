@@ -26,11 +26,26 @@ struct WebSessionReader: Sendable {
         if let token = request.cookies[cookies.sessionCookie], let active = try await sessions.resolve(token: token) {
             return WebSession(active: active, token: token, csrfBinding: "s:" + active.session.idHash.hex, newCSRFCookie: nil)
         }
+        return signedOut(request)
+    }
+
+    /// The web state of a request without a valid session: bound to its pre-session CSRF cookie, or a fresh one.
+    private func signedOut(_ request: Request) -> WebSession {
         if let existing = request.cookies[cookies.csrfCookie], existing.utf8.count == 43 {
             return WebSession(active: nil, token: nil, csrfBinding: "p:" + existing, newCSRFCookie: nil)
         }
         let fresh = SecureRandom.token(byteCount: 32)
         return WebSession(active: nil, token: nil, csrfBinding: "p:" + fresh, newCSRFCookie: cookies.csrfCookie(value: fresh))
+    }
+
+    /// ``read(_:)`` for the account page: a signed-in request also gets the page's lists, read with the
+    /// session in one trip to the database (issue 17). Without a valid session, exactly `read`.
+    func readWithOverview(_ request: Request) async throws -> (web: WebSession, overview: AccountOverview?) {
+        if let token = request.cookies[cookies.sessionCookie], let resolved = try await sessions.resolveWithOverview(token: token) {
+            return (WebSession(active: resolved.active, token: token, csrfBinding: "s:" + resolved.active.session.idHash.hex,
+                               newCSRFCookie: nil), resolved.overview)
+        }
+        return (signedOut(request), nil)   // the session was looked up already: not a second time
     }
 
     func token(for web: WebSession) -> String { csrf.token(for: web.csrfBinding) }

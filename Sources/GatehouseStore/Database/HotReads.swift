@@ -16,6 +16,37 @@ public protocol HotReadStore: Sendable {
     /// Whether any of `revocationKeys` is on the revoked access-token list, and the user `userId` (nil when
     /// there is none) with its external id. At most two keys (the token's `jti` and its family marker).
     func bearerSubject(userId: String, revocationKeys: [String]) async throws -> BearerSubject
+    /// What the account page lists for `userId`, read in one trip to one connection (four statements; on
+    /// SQLite in one read transaction, on PostgreSQL autocommitted like every read there): the live
+    /// sessions (`SessionStore.list`), the linked identities (`ExternalIdentityStore.list`), the consents
+    /// (`ConsentStore.list`) and the live grants (`RefreshTokenStore.activeGrants`), each in that store's order.
+    func accountOverview(userId: String, now: Date) async throws -> AccountOverview
+    /// `sessionWithUser` with `overview` set to the user's ``accountOverview(userId:now:)``, in the same
+    /// trip: the account page's whole read.
+    func sessionWithAccountOverview(idHash: TokenHash, now: Date) async throws -> SessionWithUser?
+}
+
+/// The account page's lists, from one trip to the database (see ``HotReadStore/accountOverview(userId:now:)``).
+public struct AccountOverview: Sendable, Equatable {
+    public let sessions: [Session]
+    public let identities: [ExternalIdentity]
+    public let consents: [Consent]
+    public let grants: [ActiveGrant]
+
+    public init(sessions: [Session], identities: [ExternalIdentity], consents: [Consent], grants: [ActiveGrant]) {
+        self.sessions = sessions; self.identities = identities; self.consents = consents; self.grants = grants
+    }
+
+    /// The overview with `session` in place of the listed session of the same id (after an idle-expiry
+    /// touch moved its last-seen time), in `SessionStore.list` order again: last seen first, then id hash.
+    public func replacing(_ session: Session) -> AccountOverview {
+        guard let index = sessions.firstIndex(where: { $0.idHash == session.idHash }) else { return self }
+        var updated = sessions
+        updated[index] = session
+        updated.sort { $0.lastSeenAt != $1.lastSeenAt ? $0.lastSeenAt > $1.lastSeenAt
+                                                       : $0.idHash.bytes.lexicographicallyPrecedes($1.idHash.bytes) }
+        return AccountOverview(sessions: updated, identities: identities, consents: consents, grants: grants)
+    }
 }
 
 /// A valid session and its user.
@@ -24,9 +55,11 @@ public struct SessionWithUser: Sendable, Equatable {
     public let user: User
     /// The user's linked providers, distinct and sorted; nil unless asked for.
     public let providers: [String]?
+    /// What the account page lists for the user; nil unless asked for.
+    public let overview: AccountOverview?
 
-    public init(session: Session, user: User, providers: [String]? = nil) {
-        self.session = session; self.user = user; self.providers = providers
+    public init(session: Session, user: User, providers: [String]? = nil, overview: AccountOverview? = nil) {
+        self.session = session; self.user = user; self.providers = providers; self.overview = overview
     }
 }
 
@@ -65,6 +98,19 @@ public struct ComposedHotReads: HotReadStore {
         let revoked = try await database.revokedAccessTokens.isAnyRevoked(revocationKeys)
         guard let user = try await database.users.find(id: userId) else { return BearerSubject(revoked: revoked, user: nil) }
         return BearerSubject(revoked: revoked, user: user, externalId: try await database.userImports.externalId(userId: userId))
+    }
+
+    public func accountOverview(userId: String, now: Date) async throws -> AccountOverview {
+        AccountOverview(sessions: try await database.sessions.list(userId: userId, now: now),
+                        identities: try await database.externalIdentities.list(userId: userId),
+                        consents: try await database.consents.list(userId: userId),
+                        grants: try await database.refreshTokens.activeGrants(userId: userId, now: now))
+    }
+
+    public func sessionWithAccountOverview(idHash: TokenHash, now: Date) async throws -> SessionWithUser? {
+        guard let found = try await sessionWithUser(idHash: idHash, now: now) else { return nil }
+        return SessionWithUser(session: found.session, user: found.user,
+                               overview: try await accountOverview(userId: found.user.id, now: now))
     }
 }
 

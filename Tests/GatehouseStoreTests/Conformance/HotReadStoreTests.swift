@@ -102,4 +102,71 @@ struct HotReadStoreTests {
             }
         }
     }
+
+    @Test(arguments: StoreBackends.all)
+    func accountOverviewIsTheFourListsOfTheStores(_ backend: StoreBackend) async throws {
+        try await withDatabase(backend) { db in
+            try await createOAuthParties(db)
+            let now = TestTime.at(500)
+            // Nothing yet: four empty lists, and the session read still finds the session.
+            let current = Session.fixture("s1", userId: "u1", created: 100)
+            try await db.sessions.create(current)
+            #expect(try await db.hotReads.accountOverview(userId: "u1", now: now)
+                    == AccountOverview(sessions: [current], identities: [], consents: [], grants: []))
+
+            var seenLater = Session.fixture("s2", userId: "u1", created: 50)
+            seenLater.lastSeenAt = TestTime.at(300)
+            try await db.sessions.create(seenLater)
+            var expired = Session.fixture("s3", userId: "u1", created: 0)
+            expired.idleExpiresAt = TestTime.at(400)
+            try await db.sessions.create(expired)
+            try await db.sessions.create(.fixture("s4", userId: "u2", created: 100))
+            for (provider, subject, owner) in [("github", "1", "u1"), ("apple", "2", "u1"), ("google", "3", "u2")] {
+                try await db.externalIdentities.create(ExternalIdentity(provider: provider, subject: subject, userId: owner,
+                                                                        email: "\(subject)@relay.example", createdAt: TestTime.at(150)))
+            }
+            try await db.consents.save(Consent(userId: "u1", clientId: "c2", scopes: ["openid", "profile"], grantedAt: TestTime.at(120)))
+            try await db.consents.save(Consent(userId: "u2", clientId: "c1", scopes: ["openid"], grantedAt: TestTime.at(120)))
+            try await db.refreshTokens.create(.fixture("r1", family: "f1", scope: "openid offline_access", created: 200))
+            try await db.refreshTokens.create(.fixture("r2", family: "f2", clientId: "c2", created: 210))
+            try await db.refreshTokens.create(.fixture("r3", family: "f3", userId: "u2", created: 220))
+
+            let expected = AccountOverview(
+                sessions: try await db.sessions.list(userId: "u1", now: now),
+                identities: try await db.externalIdentities.list(userId: "u1"),
+                consents: try await db.consents.list(userId: "u1"),
+                grants: try await db.refreshTokens.activeGrants(userId: "u1", now: now))
+            // The reference is what the page showed before; make sure it is not trivially empty.
+            #expect(expected.sessions.map(\.idHash) == [seenLater.idHash, current.idHash])
+            #expect(expected.identities.map(\.provider) == ["apple", "github"])
+            #expect(expected.consents.map(\.clientId) == ["c2"])
+            #expect(expected.grants.map(\.clientId) == ["c1", "c2"])
+            #expect(try await db.hotReads.accountOverview(userId: "u1", now: now) == expected)
+            #expect(try await ComposedHotReads(database: db).accountOverview(userId: "u1", now: now) == expected)
+
+            let found = try await db.hotReads.sessionWithAccountOverview(idHash: current.idHash, now: now)
+            #expect(found == SessionWithUser(session: current, user: .fixture("u1"), overview: expected))
+            #expect(try await ComposedHotReads(database: db).sessionWithAccountOverview(idHash: current.idHash, now: now) == found)
+            // An unknown or expired session reads nothing else.
+            #expect(try await db.hotReads.sessionWithAccountOverview(idHash: testHash("nope"), now: now) == nil)
+            #expect(try await db.hotReads.sessionWithAccountOverview(idHash: expired.idHash, now: now) == nil)
+        }
+    }
+
+    @Test func replacingATouchedSessionKeepsTheListOrder() {
+        let a = Session.fixture("a", userId: "u1", created: 100), b = Session.fixture("b", userId: "u1", created: 200)
+        var seenB = b
+        seenB.lastSeenAt = TestTime.at(250)
+        let overview = AccountOverview(sessions: [seenB, a], identities: [], consents: [], grants: [])
+        var touched = a
+        touched.lastSeenAt = TestTime.at(300)
+        #expect(overview.replacing(touched).sessions == [touched, seenB])
+        // A session that is not listed changes nothing.
+        #expect(overview.replacing(.fixture("c", userId: "u1", created: 400)) == overview)
+        // Same last-seen time: by id hash, as the store orders.
+        var tie = a
+        tie.lastSeenAt = seenB.lastSeenAt
+        let tied = overview.replacing(tie).sessions.map(\.idHash)
+        #expect(tied == [a.idHash, b.idHash].sorted { $0.bytes.lexicographicallyPrecedes($1.bytes) })
+    }
 }

@@ -36,6 +36,32 @@ import Testing
         #expect(JSONValue(parsing: bytes) == value)
     }
 
+    /// The writer copies unescaped runs in one piece: escapes at the start, the end, back to back,
+    /// every control byte, non-ASCII and a bridged (non-native) string all come out as the byte-by-byte rule.
+    @Test func stringsAreEscapedWhereverTheEscapesFall() {
+        let controls = String(decoding: (0..<0x20).map { UInt8($0) }, as: UTF8.self)
+        let cases: [(String, String)] = [
+            ("", #""""#),
+            ("eyJhbGciOiJFUzI1NiJ9.abc-_", #""eyJhbGciOiJFUzI1NiJ9.abc-_""#),
+            ("\"a", #""\"a""#), ("a\"", #""a\"""#), ("\"\\\n", #""\"\\\n""#),
+            ("é😀\t/", "\"é😀\\t/\""),
+            (controls, "\"" + (0..<0x20).map { byte -> String in
+                switch byte {
+                case 0x0A: return #"\n"#
+                case 0x0D: return #"\r"#
+                case 0x09: return #"\t"#
+                default: return #"\u00"# + (byte < 16 ? "0" : "") + String(byte, radix: 16)
+                }
+            }.joined() + "\""),
+            (NSString(string: "bridged \"x\"").description, #""bridged \"x\"""#),
+        ]
+        for (input, expected) in cases {
+            let bytes = JSONValue.string(input).jsonBytes
+            #expect(String(decoding: bytes, as: UTF8.self) == expected)
+            #expect(JSONValue(parsing: bytes) == .string(input))
+        }
+    }
+
     @Test func duplicateMembersInASignedTokenAreRefused() throws {
         let key = try SigningKey.generate()
         let token = try CompactJWS.sign(payload: Array(#"{"sub":"alice","sub":"admin","exp":4102444800}"#.utf8), with: key)

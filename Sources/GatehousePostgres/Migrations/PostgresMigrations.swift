@@ -257,5 +257,12 @@ enum PostgresMigrations {
             CREATE INDEX refresh_tokens_by_user_created ON refresh_tokens (user_id, client_id, created_at);
             DROP INDEX refresh_tokens_by_user;
             """),
+        // No query reads refresh tokens by client alone (every client filter also names the user, which
+        // refresh_tokens_by_user_created serves), yet each rotation's INSERT dirtied a random page of this
+        // index and a WAL record: one page write per refresh for nothing. Deleting a
+        // client (a rare admin action) now finds its tokens by a scan for the ON DELETE CASCADE.
+        PostgresMigration(version: 22, name: "drop_refresh_tokens_by_client", sql: """
+            DROP INDEX IF EXISTS refresh_tokens_by_client;
+            """),
     ]
 }

@@ -34,6 +34,7 @@ public enum StoreSchema {
         Version(number: 19, name: "users_external_id"),
         Version(number: 20, name: "outbound_deliveries"),
         Version(number: 21, name: "refresh_tokens_by_user_created"),
+        Version(number: 22, name: "drop_refresh_tokens_by_client"),
     ]
 
     /// The version this build expects after `migrate()`.

@@ -22,6 +22,9 @@ final class ConnectionState {
     var watch: ConnectionWatch?
     /// Set while a task produces the response; the connection is suspended meanwhile.
     var pending: PendingResponse?
+    /// The queued response's body: libmicrohttpd sends it from this array's storage (no copy), so it is
+    /// set once, never mutated, and lives until the request is over.
+    var responseBody: [UInt8] = []
 
     init(rawTarget: String) { self.rawTarget = rawTarget }
 }

@@ -17,6 +17,9 @@ final class ConnectionWatch: Sendable {
     let fd: Int32
     /// The per-address counter key (the client's IP bytes).
     let addressKey: [UInt8]
+    /// The client's address as text, formatted once when the connection opens: every request on a
+    /// kept-alive connection has the same peer, so none formats it again (nil when unknown).
+    let remoteAddress: String?
     /// Holds a health-check slot past the caps: answered once, then closed.
     let reserved: Bool
     private let phaseValue = Atomic<Int>(Phase.head.rawValue)
@@ -26,6 +29,7 @@ final class ConnectionWatch: Sendable {
 
     init(fd: Int32, addressKey: [UInt8], acceptedAt: Int64, reserved: Bool = false) {
         self.fd = fd; self.addressKey = addressKey; self.reserved = reserved; since = Atomic(acceptedAt)
+        remoteAddress = addressKey.isEmpty ? nil : String(decoding: addressKey, as: UTF8.self)
     }
 
     var phase: Phase { Phase(rawValue: phaseValue.load(ordering: .acquiring)) ?? .handling }

@@ -40,11 +40,8 @@ func mhdAccess(_ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?, _ 
         if state.malformedHeader {
             return queue(badHead(), on: connection, closing: true, state: state)
         }
-        // A stack buffer: the address is at most 46 bytes, so no heap array per request.
-        state.remoteAddress = withUnsafeTemporaryAllocation(of: CChar.self, capacity: 64) { buffer in
-            gh_mhd_client_address(connection, buffer.baseAddress!, buffer.count)
-            return buffer[0] == 0 ? nil : String(cString: buffer.baseAddress!)
-        }
+        // The gate's connections carry their peer's address, formatted once per connection.
+        state.remoteAddress = state.watch.map(\.remoteAddress) ?? clientAddress(connection)
         if server.draining.load(ordering: .acquiring) {
             return queue(unavailable(), on: connection, closing: true, state: state)
         }
@@ -149,6 +146,14 @@ func mhdNotifyConnection(_ cls: UnsafeMutableRawPointer?, _ connection: OpaquePo
     }
 }
 
+/// The peer's address as text (nil when unknown). A stack buffer: the address is at most 46 bytes.
+private func clientAddress(_ connection: OpaquePointer) -> String? {
+    withUnsafeTemporaryAllocation(of: CChar.self, capacity: 64) { buffer in
+        gh_mhd_client_address(connection, buffer.baseAddress!, buffer.count)
+        return buffer[0] == 0 ? nil : String(cString: buffer.baseAddress!)
+    }
+}
+
 /// The common methods as shared values: no string is built for them on every request.
 private func knownMethod(_ method: UnsafePointer<CChar>) -> HTTPMethod? {
     if strcmp(method, "GET") == 0 { return .get }
@@ -188,9 +193,13 @@ private func mhdCollectHeaderImpl(_ cls: UnsafeMutableRawPointer?, _ kind: MHD_V
 private func queue(_ response: Response, on connection: OpaquePointer, closing: Bool,
                    state: ConnectionState) -> MHD_Result {
     state.answered = true
-    let mhdResponse = response.body.withUnsafeBytes { buffer in
+    // The body is not copied into libmicrohttpd (RESPMEM_PERSISTENT): the request's state keeps the
+    // array, unmutated, until `mhdCompleted`, and libmicrohttpd reads the bytes only while sending,
+    // which ends before it calls `mhdCompleted` (whether the response went out or the connection dropped).
+    state.responseBody = response.body
+    let mhdResponse = state.responseBody.withUnsafeBytes { buffer in
         MHD_create_response_from_buffer(buffer.count, UnsafeMutableRawPointer(mutating: buffer.baseAddress),
-                                        .RESPMEM_MUST_COPY)
+                                        .RESPMEM_PERSISTENT)
     }
     guard let mhdResponse else { return .NO }
     for (name, value) in response.headers where !name.caseInsensitiveEquals("Content-Length") {
@@ -206,21 +215,26 @@ private func queue(_ response: Response, on connection: OpaquePointer, closing: 
 /// straight to the C call would heap-allocate a C copy of every small (inline) string; MHD copies
 /// the bytes itself, so the buffer only has to live for the call.
 private func addHeader(_ response: OpaquePointer, _ name: String, _ value: String) {
-    var name = name, value = value
-    name.withUTF8 { nameBytes in
-        value.withUTF8 { valueBytes in
-            let size = nameBytes.count + valueBytes.count + 2
-            withUnsafeTemporaryAllocation(of: CChar.self, capacity: size) { buffer in
-                let base = UnsafeMutableRawPointer(buffer.baseAddress!)
-                if nameBytes.count > 0 { base.copyMemory(from: nameBytes.baseAddress!, byteCount: nameBytes.count) }
-                base.storeBytes(of: 0, toByteOffset: nameBytes.count, as: UInt8.self)
-                let valueStart = base + nameBytes.count + 1
-                if valueBytes.count > 0 { valueStart.copyMemory(from: valueBytes.baseAddress!, byteCount: valueBytes.count) }
-                valueStart.storeBytes(of: 0, toByteOffset: valueBytes.count, as: UInt8.self)
-                _ = MHD_add_response_header(response, buffer.baseAddress!,
-                                            valueStart.assumingMemoryBound(to: CChar.self))
-            }
-        }
+    let nameCount = name.utf8.count, valueCount = value.utf8.count
+    withUnsafeTemporaryAllocation(of: CChar.self, capacity: nameCount + valueCount + 2) { buffer in
+        let base = UnsafeMutableRawPointer(buffer.baseAddress!)
+        copyUTF8(name, to: base)
+        base.storeBytes(of: 0, toByteOffset: nameCount, as: UInt8.self)
+        let valueStart = base + nameCount + 1
+        copyUTF8(value, to: valueStart)
+        valueStart.storeBytes(of: 0, toByteOffset: valueCount, as: UInt8.self)
+        _ = MHD_add_response_header(response, buffer.baseAddress!, valueStart.assumingMemoryBound(to: CChar.self))
+    }
+}
+
+/// Copies a string's UTF-8 bytes: straight from its storage when contiguous (native and literal
+/// strings, i.e. always here), without the copy that `withUTF8` on a `var` would make of a bridged one.
+private func copyUTF8(_ text: String, to destination: UnsafeMutableRawPointer) {
+    let copied: Void? = text.utf8.withContiguousStorageIfAvailable { bytes in
+        if let source = bytes.baseAddress, bytes.count > 0 { destination.copyMemory(from: source, byteCount: bytes.count) }
+    }
+    if copied == nil {
+        for (offset, byte) in text.utf8.enumerated() { destination.storeBytes(of: byte, toByteOffset: offset, as: UInt8.self) }
     }
 }
 

@@ -13,6 +13,8 @@ struct LiveServer {
         router.get("/healthz") { _ in .text("ok") }
         router.get("/readyz") { _ in .text("ready") }
         router.post("/echo") { request in .text("\(request.body.count)") }
+        router.get("/peer") { request in .text(request.remoteAddress ?? "unknown") }
+        router.get("/bytes") { request in .text(String(repeating: "b", count: Int(request.query["n"] ?? "0") ?? 0)) }
         router.get("/slow") { request async throws in
             let ms = Int(request.query["ms"] ?? "300") ?? 300
             try await Task.sleep(for: .milliseconds(ms))

@@ -31,6 +31,22 @@ import Testing
         }
     }
 
+    /// The peer address is formatted once per connection and bodies go out from the request's own array
+    /// (no copy): every request on a kept-alive connection still sees its peer and gets its own bytes.
+    @Test func keptAliveRequestsSeeTheirPeerAndGetTheirOwnBodies() async throws {
+        let live = try LiveServer.start()
+        defer { Task { await live.server.stop() } }
+        let connection = try live.connection()
+        for size in [0, 1, 700, 5, 4_000, 2] {
+            connection.write("GET /peer HTTP/1.1\r\nHost: x\r\n\r\n")
+            let peer = try connection.readResponse()
+            #expect(peer.status == 200 && peer.text == "127.0.0.1")
+            connection.write("GET /bytes?n=\(size) HTTP/1.1\r\nHost: x\r\n\r\n")
+            let bytes = try connection.readResponse()
+            #expect(bytes.status == 200 && bytes.text == String(repeating: "b", count: size), "body of \(size) bytes")
+        }
+    }
+
     @Test func garbageRequestLineGets400AndServerKeepsServing() async throws {
         let live = try LiveServer.start()
         defer { Task { await live.server.stop() } }

@@ -56,6 +56,8 @@ final class ConnectionGate: Sendable {
     private let limits: Limits
     private let daemon: DaemonHandle
     private let shared = Mutex(Shared())
+    /// Connections holding a health-check reserve slot right now.
+    var reservedInUse: Int { shared.withLock { $0.reserved } }
     private let stopping = Atomic<Bool>(false)
     private let running = Atomic<Bool>(false)
 

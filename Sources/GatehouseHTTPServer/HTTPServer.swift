@@ -119,6 +119,9 @@ public final class HTTPServer: Sendable {
         return finished
     }
 
+    /// Connections accepted past the caps into the health-check reserve and not yet closed.
+    public var healthCheckReserveInUse: Int { gate.withLock { $0 }?.reservedInUse ?? 0 }
+
     /// Requests currently being handled by tasks.
     public var requestsInFlight: Int { suspended.load(ordering: .relaxed) }
 

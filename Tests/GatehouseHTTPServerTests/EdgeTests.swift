@@ -196,7 +196,12 @@ import Testing
         // The reserve cannot be held either: silent connections in it are refused within a second, and
         // while they wait, a health check past the reserve is refused rather than left hanging.
         let silent = try (0..<2).map { _ in try RawHTTPConnection(port: live.port, timeoutSeconds: 3) }
-        try await Task.sleep(for: .milliseconds(100))
+        // Until the gate has taken both into the reserve (a fixed sleep was too short in a loaded full suite).
+        let waitStarted = ContinuousClock.now
+        while live.server.healthCheckReserveInUse < 2, elapsed(since: waitStarted) < .milliseconds(800) {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        #expect(live.server.healthCheckReserveInUse == 2, "both silent connections hold a reserve slot")
         let beyond = try RawHTTPConnection(port: live.port, timeoutSeconds: 3)
         beyond.write("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
         #expect(try beyond.readResponse().status == 503)

@@ -64,7 +64,9 @@ import Testing
     @Test func aHandlerThatWaitsIsSuspendedAndStillAnswered() async throws {
         let (server, port) = try Self.start()
         defer { Task { await server.stop() } }
-        let connection = try RawHTTPConnection(port: port)
+        // Generous: in the full parallel suite the test process's own pool threads are busy, and the
+        // waiting handler resumes there.
+        let connection = try RawHTTPConnection(port: port, timeoutSeconds: 60)
         for index in 0..<5 {
             connection.write("GET /wait?n=\(index) HTTP/1.1\r\nHost: x\r\n\r\n")
             let response = try connection.readResponse()
@@ -102,7 +104,7 @@ import Testing
 
     static func hammer(port: UInt16, worker: Int, failures: Failures) {
         do {
-            let connection = try RawHTTPConnection(port: port, timeoutSeconds: 10)
+            let connection = try RawHTTPConnection(port: port, timeoutSeconds: 60)
             for index in 0..<100 {
                 let n = "\(worker)-\(index)"
                 connection.write("GET /race?n=\(n) HTTP/1.1\r\nHost: x\r\n\r\n")

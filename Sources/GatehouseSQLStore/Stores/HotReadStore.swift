@@ -39,7 +39,7 @@ struct SQLHotReads<Database: SQLDatabase>: HotReadStore {
     func accountOverview(userId: String, now: Date) async throws -> AccountOverview {
         let dialect = database.dialect
         return try await database.read { db in
-            try Self.together(dialect, db) { try Self.overview(userId: userId, now: now, backend: dialect.name, db) }
+            try Self.together(dialect, db) { try Self.overview(userId: userId, now: now, dialect: dialect, db) }
         }
     }
 
@@ -52,7 +52,7 @@ struct SQLHotReads<Database: SQLDatabase>: HotReadStore {
                     SessionWithUser(session: Self.session(row), user: Self.user(row, from: 9))
                 }) else { return nil }
                 return SessionWithUser(session: found.session, user: found.user,
-                                       overview: try Self.overview(userId: found.user.id, now: now, backend: dialect.name, db))
+                                       overview: try Self.overview(userId: found.user.id, now: now, dialect: dialect, db))
             }
         }
     }
@@ -75,14 +75,17 @@ struct SQLHotReads<Database: SQLDatabase>: HotReadStore {
         }
     }
 
-    private static func overview(userId: String, now: Date, backend: String, _ db: some SQLConnection) throws -> AccountOverview {
-        AccountOverview(
+    private static func overview(userId: String, now: Date, dialect: SQLDialect, _ db: some SQLConnection) throws -> AccountOverview {
+        let backend = dialect.name
+        return AccountOverview(
             sessions: try db.query(SessionSQL.list, [userId, now, now], SessionSQL.decode),
             identities: try db.query(ExternalIdentitySQL.list, [userId], ExternalIdentitySQL.decode),
             consents: try db.query(ConsentSQL.list, [userId]) { try ConsentSQL.decode($0, backend: backend) },
-            grants: try db.query(ActiveGrantsQuery.sql, [userId, now]) { row in
-                ActiveGrant(clientId: row.text(0), scope: row.text(1), since: row.date(2))
-            })
+            grants: dialect == .sqlite
+                ? try SQLiteActiveGrantsWalk.read(userId: userId, now: now, db)
+                : try db.query(ActiveGrantsQuery.sql, [userId, now]) { row in
+                    ActiveGrant(clientId: row.text(0), scope: row.text(1), since: row.date(2))
+                })
     }
 
     /// The `SessionStore` columns, first in the row.

@@ -73,7 +73,8 @@ import Testing
             #expect(response.status == 200 && response.text == "waited \(index)")
         }
         #expect(server.suspendedRequestsTotal == 5)
-        #expect(server.requestsInFlight == 0)
+        // libmicrohttpd reports a request complete only after its answer is sent, so the count may lag the read.
+        #expect(await Self.settles(server))
     }
 
     @Test func resumptionsRacingTheEndOfTheInlinePartAreNeverLost() async throws {
@@ -88,7 +89,13 @@ import Testing
         }
         let failed = failures.list.withLock { $0 }
         #expect(failed.isEmpty, "\(failed.prefix(5))")
-        #expect(server.requestsInFlight == 0)
+        #expect(await Self.settles(server))
+    }
+
+    /// Whether no request is left suspended within a few seconds.
+    static func settles(_ server: HTTPServer) async -> Bool {
+        for _ in 0..<400 where server.requestsInFlight != 0 { try? await Task.sleep(for: .milliseconds(10)) }
+        return server.requestsInFlight == 0
     }
 
     final class Failures: Sendable {

@@ -11,23 +11,7 @@ struct AccountOverviewGrantsTests {
     @Test(arguments: StoreBackends.all)
     func overviewGrantsMatchTheSingleStatement(_ backend: StoreBackend) async throws {
         try await withDatabase(backend) { db in
-            try await createOAuthParties(db)
-            for index in 0..<5 {
-                try await db.refreshTokens.create(.fixture("dead\(index)", family: "dead\(index)", scope: "dead", created: Double(10 + index)))
-                _ = try await db.refreshTokens.revokeFamily("dead\(index)", now: TestTime.at(40))
-            }
-            var expired = RefreshToken.fixture("expired", family: "expired", scope: "expired", created: 5)
-            expired.expiresAt = TestTime.at(50)
-            try await db.refreshTokens.create(expired)
-            try await db.refreshTokens.create(.fixture("old0", family: "old", scope: "first", created: 60))
-            _ = try await db.refreshTokens.rotate(hash: testHash("old0"),
-                                                  replacement: .fixture("old1", family: "old", scope: "current", created: 900),
-                                                  now: TestTime.at(900), graceWindow: 0)
-            for index in 0..<30 {
-                try await db.refreshTokens.create(.fixture("live\(index)", family: "live\(index)", scope: "young", created: Double(100 + index)))
-            }
-            try await db.refreshTokens.create(.fixture("other", family: "other", clientId: "c2", scope: "openid", created: 700))
-            try await db.refreshTokens.create(.fixture("u2", family: "u2", userId: "u2", scope: "u2", created: 1))
+            try await seedGrantHistory(db, deadFamilies: 5, youngerLiveGrants: 30)
             let now = TestTime.at(1000)
 
             func check(_ expected: [ActiveGrant]) async throws {

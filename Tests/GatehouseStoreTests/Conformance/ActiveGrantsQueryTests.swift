@@ -10,27 +10,7 @@ struct ActiveGrantsQueryTests {
     @Test(arguments: StoreBackends.all)
     func oldestLiveGrantAmongHundredsAndDeadFamiliesBeforeIt(_ backend: StoreBackend) async throws {
         try await withDatabase(backend) { db in
-            try await createOAuthParties(db)
-            // Dead families first: revoked ones, and one that expired.
-            for index in 0..<20 {
-                try await db.refreshTokens.create(.fixture("dead\(index)", family: "dead\(index)", scope: "dead", created: Double(10 + index)))
-                _ = try await db.refreshTokens.revokeFamily("dead\(index)", now: TestTime.at(40))
-            }
-            var expired = RefreshToken.fixture("expired", family: "expired", scope: "expired", created: 5)
-            expired.expiresAt = TestTime.at(50)
-            try await db.refreshTokens.create(expired)
-            // The oldest live grant (created at 60), rotated since: its current token is newer and has the scope shown.
-            try await db.refreshTokens.create(.fixture("old0", family: "old", scope: "first", created: 60))
-            _ = try await db.refreshTokens.rotate(hash: testHash("old0"),
-                                                  replacement: .fixture("old1", family: "old", scope: "current", created: 900),
-                                                  now: TestTime.at(900), graceWindow: 0)
-            // Hundreds of younger live grants of the same client, and one of another client.
-            for index in 0..<300 {
-                try await db.refreshTokens.create(.fixture("live\(index)", family: "live\(index)", scope: "young", created: Double(100 + index)))
-            }
-            try await db.refreshTokens.create(.fixture("other", family: "other", clientId: "c2", scope: "openid", created: 700))
-            try await db.refreshTokens.create(.fixture("u2", family: "u2", userId: "u2", scope: "u2", created: 1))
-
+            try await seedGrantHistory(db, deadFamilies: 20, youngerLiveGrants: 300)
             let now = TestTime.at(1000)
             #expect(try await db.refreshTokens.activeGrants(userId: "u1", now: now) == [
                 ActiveGrant(clientId: "c1", scope: "current", since: TestTime.at(60)),

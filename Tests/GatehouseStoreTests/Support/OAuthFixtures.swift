@@ -48,3 +48,27 @@ extension StoreError: CustomTestStringConvertible {
     /// Test failures show the backend's detail too (never shown to clients, but what a CI log needs).
     public var testDescription: String { "\(description) [\(detail)]" }
 }
+
+/// A grant history for user u1 (after `createOAuthParties`), the shape both grant-listing suites check:
+/// revoked families and an expired one first; the oldest live grant of c1 (created at 60), rotated at 900 so its
+/// current token carries scope "current"; `youngerLiveGrants` live families of c1 (scope "young", from 100); one
+/// live grant of c2 (scope "openid", at 700); and one grant of user u2.
+func seedGrantHistory(_ db: any GatehouseDatabase, deadFamilies: Int, youngerLiveGrants: Int) async throws {
+    try await createOAuthParties(db)
+    for index in 0..<deadFamilies {
+        try await db.refreshTokens.create(.fixture("dead\(index)", family: "dead\(index)", scope: "dead", created: Double(10 + index)))
+        _ = try await db.refreshTokens.revokeFamily("dead\(index)", now: TestTime.at(40))
+    }
+    var expired = RefreshToken.fixture("expired", family: "expired", scope: "expired", created: 5)
+    expired.expiresAt = TestTime.at(50)
+    try await db.refreshTokens.create(expired)
+    try await db.refreshTokens.create(.fixture("old0", family: "old", scope: "first", created: 60))
+    _ = try await db.refreshTokens.rotate(hash: testHash("old0"),
+                                          replacement: .fixture("old1", family: "old", scope: "current", created: 900),
+                                          now: TestTime.at(900), graceWindow: 0)
+    for index in 0..<youngerLiveGrants {
+        try await db.refreshTokens.create(.fixture("live\(index)", family: "live\(index)", scope: "young", created: Double(100 + index)))
+    }
+    try await db.refreshTokens.create(.fixture("other", family: "other", clientId: "c2", scope: "openid", created: 700))
+    try await db.refreshTokens.create(.fixture("u2", family: "u2", userId: "u2", scope: "u2", created: 1))
+}

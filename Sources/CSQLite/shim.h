@@ -8,4 +8,10 @@ static inline int gh_sqlite3_bind_text_transient(sqlite3_stmt *s, int i, const c
 static inline int gh_sqlite3_bind_blob_transient(sqlite3_stmt *s, int i, const void *z, int n) {
     return sqlite3_bind_blob(s, i, z, n, SQLITE_TRANSIENT);
 }
+/* sqlite3_config is variadic, which does not import into Swift. Memory statistics off: with them on,
+   every sqlite3_malloc takes one process-wide mutex, which the reader threads then contend for. Must
+   run before SQLite initialises (the first open); later it returns SQLITE_MISUSE and changes nothing. */
+static inline int gh_sqlite3_config_memstatus_off(void) {
+    return sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+}
 #endif

@@ -25,9 +25,15 @@ final class SQLiteConnection: SQLConnection, @unchecked Sendable {  // confined 
     private var inlineDeadline: UInt64 = 0
     private var inlineAbandoned = false
 
+    /// The process-wide SQLite settings, applied once before the first open (docs/hot-paths.md): memory
+    /// statistics off, so allocations on different reader threads share no lock. Its value is
+    /// `sqlite3_config`'s result code, kept for tests.
+    static let processConfiguration: Int32 = gh_sqlite3_config_memstatus_off()
+
     /// Opens and configures a connection. Blocking: call only from a connection queue.
     init(path: String, role: Role, busyTimeoutMilliseconds: Int32, synchronous: SQLiteSynchronous = .full,
          journalSizeLimitBytes: Int = 16 << 20) throws {
+        _ = Self.processConfiguration
         var opened: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
         let rc = sqlite3_open_v2(path, &opened, flags, nil)

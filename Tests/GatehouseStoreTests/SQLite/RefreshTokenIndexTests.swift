@@ -1,6 +1,6 @@
 import CSQLite
 import Foundation
-import GatehouseSQLite
+@testable import GatehouseSQLite
 import GatehouseStore
 import Testing
 
@@ -63,6 +63,7 @@ private enum QueryPlan {
     struct Failure: Error, CustomStringConvertible { let description: String }
 
     static func rows(_ path: String, _ sql: String, column: Int32 = 0) throws -> [String] {
+        _ = SQLiteConnection.processConfiguration  // before SQLite initialises, as the server does
         var handle: OpaquePointer?
         defer { sqlite3_close_v2(handle) }
         guard sqlite3_open_v2(path, &handle, SQLITE_OPEN_READONLY, nil) == SQLITE_OK else {

@@ -1,5 +1,6 @@
+import CSQLite
 import Foundation
-import GatehouseSQLite
+@testable import GatehouseSQLite
 import GatehouseStore
 import Testing
 
@@ -19,6 +20,20 @@ struct SQLiteConnectionTests {
         #expect(try await db.pragma("query_only", onReader: true) == "1")
         #expect(try await db.pragma("query_only") == "0")
         await expectStoreError(.invalidArgument) { _ = try await db.pragma("journal_mode=DELETE") }
+        await db.close()
+    }
+
+    /// With memory statistics on, every `sqlite3_malloc` takes one process-wide mutex that the reader
+    /// threads contend for (seen in the read paths' profile, issue #17); they are switched off before
+    /// SQLite initialises, and `sqlite3_memory_used` then stays 0 while connections hold memory.
+    @Test func memoryStatisticsAreOffForTheProcess() async throws {
+        let folder = TemporaryFolder.make()
+        defer { folder.remove() }
+        let db = try await SQLiteDatabase.open(location: .file(path: folder.appending("m.sqlite")))
+        _ = try await db.migrate()
+        #expect(try await db.pragma("journal_mode", onReader: true) == "wal")
+        #expect(SQLiteConnection.processConfiguration == SQLITE_OK)
+        #expect(sqlite3_memory_used() == 0)
         await db.close()
     }
 

@@ -1,4 +1,5 @@
 import CSQLite
+@testable import GatehouseSQLite
 
 /// Direct SQLite access for tests that act as another build or another process would: write a
 /// future schema version, or hold the write lock.
@@ -10,6 +11,8 @@ final class RawSQLiteConnection {
     private var handle: OpaquePointer?
 
     init(path: String) throws {
+        // The product's process-wide settings come first, as in the server (they must precede SQLite's initialisation).
+        _ = SQLiteConnection.processConfiguration
         guard sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK else {
             sqlite3_close_v2(handle)
             throw Failure(description: "open \(path)")

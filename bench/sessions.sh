@@ -74,11 +74,11 @@ wrk_run "GET /native/session (who am I)" "$GH_PID" "$URL/native/session" -H "Coo
 wrk_run "GET /account, no grants" "$GH_PID" "$URL/account" -H "Cookie: gatehouse_session=$SESSION"
 wrk_run "GET /account, $LIVE live grants" "$GH_PID" "$URL/account" -H "Cookie: gatehouse_session=$HEAVY"
 
-# Sign-in flood (Argon2id-bound), with a light /healthz probe running beside it.
+# Sign-in flood (Argon2id-bound), with a light /healthz probe beside it (bench/lua/probe.lua: ~200 req/s).
 WRK_CONNECTIONS=16 wrk_run "POST /sign-in (Argon2id default)" "$GH_PID" "$URL/sign-in" -s "$BENCH_TMP/signin.lua" &
 FLOOD=$!
 sleep 1
-PROBE=$(wrk -t1 -c2 -d"$(( ${WRK_SECONDS:-10} - 2 ))s" --latency "$URL/healthz")
+PROBE=$(wrk -t1 -c2 -d"$(( ${WRK_SECONDS:-10} - 2 ))s" --latency -s bench/lua/probe.lua "$URL/healthz")
 wait $FLOOD
 echo
 awk -v a="$(cat "$BENCH_TMP/cpu-GET__account__no_grants")" -v b="$(cat "$BENCH_TMP/cpu-GET__account__${LIVE}_live_grants")" -v n="$LIVE" \

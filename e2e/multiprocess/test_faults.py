@@ -90,8 +90,9 @@ def test_postgres_restart_mid_load(pair):
     load = SignInLoad(pair).start()
     try:
         time.sleep(1.5)
-        assert postgres_control("stop").returncode == 0
+        # The outage starts when the stop is asked for: requests fail while pg_ctl is still shutting down.
         outage_started = time.time()
+        assert postgres_control("stop").returncode == 0
         try:
             for process in pair.processes:
                 started = time.time()
@@ -107,13 +108,15 @@ def test_postgres_restart_mid_load(pair):
         # The pools reconnect by themselves: ready again, and sign-ins succeed on both.
         for process in pair.processes:
             assert wait_until(lambda: requests.get(process.url + "/readyz", timeout=5).status_code == 200, timeout=20)
+        # Both ready again; a sign-in already under way (its Argon2id hash) may still end in an error.
+        recovered = max(time.time(), outage_ended)
         time.sleep(1.5)
     finally:
         load.finish()
 
-    during = [f for f in load.failures if outage_started - 1 <= f[0] <= outage_ended + 5]
+    during = [f for f in load.failures if outage_started <= f[0] <= recovered + 3]
     assert len(load.failures) == len(during), f"failures outside the outage: {load.failures[:5]}"
-    assert any(t > outage_ended + 1 for t, _ in load.sessions), "sign-ins succeed after the restart"
+    assert any(t > recovered for t, _ in load.sessions), "sign-ins succeed after the restart"
     assert all(not isinstance(status, int) or status >= 500 for _, status, _ in load.failures), load.failures[:5]
 
     # Nothing lost: every sign-in that answered 303 has a session, valid on either process.

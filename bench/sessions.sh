@@ -84,6 +84,7 @@ FLOOD=$!
 sleep 1
 PROBE=$(wrk -t1 -c2 -d"$(( ${WRK_SECONDS:-10} - 2 ))s" --latency -s bench/lua/probe.lua "$URL/healthz")
 wait $FLOOD
+sleep 2   # sign-ins still in flight when wrk stops must not overlap the ceiling
 CEILING_AFTER=$(.build/release/GatehouseCryptoBench --argon2-ceiling 6 | sed -n 's/.*: \([0-9.]*\) hashes\/s.*/\1/p')
 echo
 awk -v a="$(cat "$BENCH_TMP/cpu-GET__account__no_grants")" -v b="$(cat "$BENCH_TMP/cpu-GET__account__${LIVE}_live_grants")" -v n="$LIVE" \

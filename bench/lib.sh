@@ -40,3 +40,16 @@ start_gatehouse() {
   for _ in $(seq 2000); do curl -fs -o /dev/null "$url/healthz" && break; done
   READY_MS=$(( ($(date +%s%N) - started) / 1000000 ))
 }
+
+# argon2_ceiling: hashes/s with every core hashing at once (`GatehouseCryptoBench --argon2-ceiling`; build the
+# product first). This machine's speed drifts by 20% and more within minutes, so a row bound by Argon2id is
+# compared with ceilings measured right before and after it, not with one from another script.
+argon2_ceiling() {
+  .build/release/GatehouseCryptoBench --argon2-ceiling 6 | sed -n 's/.*: \([0-9.]*\) hashes\/s.*/\1/p'
+}
+
+# argon2_ratio WHAT RPS BEFORE AFTER SPAN: prints RPS against the mean of the ceilings before and after SPAN.
+argon2_ratio() {
+  awk -v what="$1" -v f="$2" -v a="$3" -v b="$4" -v span="$5" \
+    'BEGIN { printf "%s / Argon2id ceiling (every core hashing, %.1f before and %.1f after %s): %.2f (target >= 0.9)\n", what, a, b, span, f / ((a + b) / 2) }'
+}

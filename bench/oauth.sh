@@ -84,15 +84,12 @@ BENCH_BASIC=$(printf 'bench-lean:%s' "$SECRET" | base64 -w0) REFRESH_TOKENS_FILE
 wrk_run "client_credentials grant" "$GH_PID" "$URL/oauth/token" -s "$BENCH_TMP/credentials.lua"
 wrk_run "introspection (valid token)" "$GH_PID" "$URL/oauth/introspect" -s "$BENCH_TMP/introspect.lua"
 wrk_run "userinfo (Bearer)" "$GH_PID" "$URL/oauth/userinfo" -H "Authorization: Bearer $ACCESS"
-# The Argon2id ceiling right before and after the password grant's row (the machine's speed drifts; bench/sessions.sh).
-ceiling() { .build/release/GatehouseCryptoBench --argon2-ceiling 6 | sed -n 's/.*: \([0-9.]*\) hashes\/s.*/\1/p'; }
-CEILING_BEFORE=$(ceiling)
+CEILING_BEFORE=$(argon2_ceiling)
 WRK_CONNECTIONS=16 wrk_run "password grant (Argon2id 19 MiB, t=2)" "$GH_PID" "$URL/oauth/token" -s "$BENCH_TMP/password.lua"
 RSS_AFTER=$(rss_mb "$GH_PID")   # at the instant the row ends, before the ceiling's own hashing
 sleep 2   # hashes still in flight when wrk stops must not overlap the ceiling
-CEILING_AFTER=$(ceiling)
+CEILING_AFTER=$(argon2_ceiling)
 echo
-awk -v f="$(cat "$BENCH_TMP/rps-password_grant__Argon2id_19_MiB__t_2_")" -v a="$CEILING_BEFORE" -v b="$CEILING_AFTER" \
-  'BEGIN { printf "password grant / Argon2id ceiling (every core hashing, %.1f before and %.1f after the row): %.2f (target >= 0.9)\n", a, b, f / ((a + b) / 2) }'
+argon2_ratio "password grant" "$(cat "$BENCH_TMP/rps-password_grant__Argon2id_19_MiB__t_2_")" "$CEILING_BEFORE" "$CEILING_AFTER" "the row"
 # Right after the row, Argon2id hashes may still be running (19 MiB each); the ceiling (8 s) comes between.
 echo "start to ready: $READY_MS ms; RSS idle after start-up $RSS_IDLE MB, after the run $RSS_AFTER MB, 8 s later $(rss_mb "$GH_PID") MB"

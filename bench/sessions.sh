@@ -76,20 +76,17 @@ wrk_run "GET /account, no grants" "$GH_PID" "$URL/account" -H "Cookie: gatehouse
 wrk_run "GET /account, $LIVE live grants" "$GH_PID" "$URL/account" -H "Cookie: gatehouse_session=$HEAVY"
 
 # Sign-in flood (Argon2id-bound), with a light /healthz probe beside it (bench/lua/probe.lua: ~200 req/s).
-# The ceiling is measured right before and right after the flood: this machine's speed drifts by 20% and
-# more over minutes, so only a ceiling from the same minutes makes the ratio meaningful.
-CEILING_BEFORE=$(.build/release/GatehouseCryptoBench --argon2-ceiling 6 | sed -n 's/.*: \([0-9.]*\) hashes\/s.*/\1/p')
+CEILING_BEFORE=$(argon2_ceiling)   # and after the flood (bench/lib.sh)
 WRK_CONNECTIONS=16 wrk_run "POST /sign-in (Argon2id default)" "$GH_PID" "$URL/sign-in" -s "$BENCH_TMP/signin.lua" &
 FLOOD=$!
 sleep 1
 PROBE=$(wrk -t1 -c2 -d"$(( ${WRK_SECONDS:-10} - 2 ))s" --latency -s bench/lua/probe.lua "$URL/healthz")
 wait $FLOOD
 sleep 2   # sign-ins still in flight when wrk stops must not overlap the ceiling
-CEILING_AFTER=$(.build/release/GatehouseCryptoBench --argon2-ceiling 6 | sed -n 's/.*: \([0-9.]*\) hashes\/s.*/\1/p')
+CEILING_AFTER=$(argon2_ceiling)
 echo
 awk -v a="$(cat "$BENCH_TMP/cpu-GET__account__no_grants")" -v b="$(cat "$BENCH_TMP/cpu-GET__account__${LIVE}_live_grants")" -v n="$LIVE" \
   'BEGIN { printf "/account CPU per request with %s live grants / with none: %.2f (target <= 1.5)\n", n, b / a }'
-awk -v f="$(cat "$BENCH_TMP/rps-POST__sign_in__Argon2id_default_")" -v a="$CEILING_BEFORE" -v b="$CEILING_AFTER" \
-  'BEGIN { printf "sign-in flood / Argon2id ceiling (every core hashing, %.1f before and %.1f after the flood): %.2f (target >= 0.9)\n", a, b, f / ((a + b) / 2) }'
+argon2_ratio "sign-in flood" "$(cat "$BENCH_TMP/rps-POST__sign_in__Argon2id_default_")" "$CEILING_BEFORE" "$CEILING_AFTER" "the flood"
 echo "/healthz during the sign-in flood: p99 $(awk '$1 == "99%" {print $2}' <<<"$PROBE"), $(awk '/Requests\/sec/ {print $2}' <<<"$PROBE") req/s (target p99 < 50 ms)"
 echo "start to ready: $READY_MS ms (target <= 100); RSS idle after start-up $RSS_IDLE MB, after this run $(rss_mb "$GH_PID") MB"

@@ -3,10 +3,9 @@
 import Foundation
 import GatehouseCrypto
 
-// `--argon2-ceiling SECONDS`: only the Argon2id ceiling of the whole machine (run unpinned): as many hashes at
-// once as the server allows (one per core), for SECONDS of wall-clock time. Two concurrent 19 MiB hashes share
-// the caches and the memory bus, so this is lower than "cores ÷ one hash's time", the estimate it replaces.
-/// Hashes with every slot of a `PasswordHasher` busy for `wall` seconds; returns the hashes done and the time taken.
+/// Hashes with every slot of a `PasswordHasher` busy (one per core, as in the server) for `wall` seconds of
+/// wall-clock time; returns the hashes done and the time taken. Concurrent 19 MiB hashes share the caches and
+/// the memory bus, so this measures the ceiling that "cores ÷ one hash's time" only estimates.
 func argon2Ceiling(wall: Double, cores: Int) async throws -> (hashes: Int, seconds: Double) {
     let hasher = PasswordHasher()
     _ = try await hasher.hash("warm-up")
@@ -31,6 +30,7 @@ func argon2Ceiling(wall: Double, cores: Int) async throws -> (hashes: Int, secon
     return (hashes, Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
 }
 
+// `--argon2-ceiling SECONDS`: only that ceiling (bench/lib.sh's `argon2_ceiling` runs it unpinned).
 if CommandLine.arguments.dropFirst().first == "--argon2-ceiling" {
     let cores = ProcessInfo.processInfo.activeProcessorCount
     let (hashes, elapsed) = try await argon2Ceiling(wall: Double(CommandLine.arguments.dropFirst(2).first ?? "6") ?? 6, cores: cores)

@@ -264,5 +264,44 @@ enum PostgresMigrations {
         PostgresMigration(version: 22, name: "drop_refresh_tokens_by_client", sql: """
             DROP INDEX IF EXISTS refresh_tokens_by_client;
             """),
+        // WebAuthn credentials (passkeys, security keys) and each user's opaque user handle: the handle
+        // is random, never the email, and is what a discoverable credential reports back.
+        PostgresMigration(version: 29, name: "webauthn_credentials", sql: """
+            CREATE TABLE webauthn_user_handles (
+                user_id TEXT COLLATE "C" PRIMARY KEY REFERENCES users (id) ON DELETE CASCADE,
+                handle BYTEA NOT NULL UNIQUE
+            );
+            CREATE TABLE webauthn_credentials (
+                credential_id BYTEA PRIMARY KEY,
+                user_id TEXT COLLATE "C" NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+                public_key BYTEA NOT NULL,
+                algorithm BIGINT NOT NULL,
+                sign_count BIGINT NOT NULL,
+                backup_eligible BOOLEAN NOT NULL,
+                backed_up BOOLEAN NOT NULL,
+                user_verified BOOLEAN NOT NULL,
+                aaguid BYTEA NOT NULL,
+                attestation TEXT COLLATE "C" NOT NULL,
+                transports TEXT NOT NULL,
+                name TEXT NOT NULL,
+                created_at BIGINT NOT NULL,
+                last_used_at BIGINT
+            );
+            CREATE INDEX webauthn_credentials_by_user ON webauthn_credentials (user_id, created_at);
+            """),
+        // Outstanding WebAuthn challenges, by hash, single use; no reference to users (a sign-in's
+        // challenge has no user yet), so they go by expiry.
+        PostgresMigration(version: 30, name: "webauthn_challenges", sql: """
+            CREATE TABLE webauthn_challenges (
+                challenge_hash BYTEA PRIMARY KEY,
+                ceremony TEXT COLLATE "C" NOT NULL,
+                user_id TEXT COLLATE "C",
+                flow_binding BYTEA NOT NULL,
+                require_user_verification BOOLEAN NOT NULL,
+                created_at BIGINT NOT NULL,
+                expires_at BIGINT NOT NULL
+            );
+            CREATE INDEX webauthn_challenges_by_expiry ON webauthn_challenges (expires_at);
+            """),
     ]
 }

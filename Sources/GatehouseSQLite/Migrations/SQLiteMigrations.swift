@@ -262,5 +262,44 @@ enum SQLiteMigrations {
         SQLiteMigration(version: 22, name: "drop_refresh_tokens_by_client", sql: """
             DROP INDEX refresh_tokens_by_client;
             """),
+        // WebAuthn credentials (passkeys, security keys) and each user's opaque user handle: the handle
+        // is random, never the email, and is what a discoverable credential reports back.
+        SQLiteMigration(version: 29, name: "webauthn_credentials", sql: """
+            CREATE TABLE webauthn_user_handles (
+                user_id TEXT PRIMARY KEY NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+                handle BLOB NOT NULL UNIQUE
+            ) STRICT, WITHOUT ROWID;
+            CREATE TABLE webauthn_credentials (
+                credential_id BLOB PRIMARY KEY NOT NULL,
+                user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+                public_key BLOB NOT NULL,
+                algorithm INTEGER NOT NULL,
+                sign_count INTEGER NOT NULL,
+                backup_eligible INTEGER NOT NULL,
+                backed_up INTEGER NOT NULL,
+                user_verified INTEGER NOT NULL,
+                aaguid BLOB NOT NULL,
+                attestation TEXT NOT NULL,
+                transports TEXT NOT NULL,
+                name TEXT NOT NULL,
+                created_at INTEGER NOT NULL,
+                last_used_at INTEGER
+            ) STRICT, WITHOUT ROWID;
+            CREATE INDEX webauthn_credentials_by_user ON webauthn_credentials (user_id, created_at);
+            """),
+        // Outstanding WebAuthn challenges, by hash, single use; no reference to users (a sign-in's
+        // challenge has no user yet), so they go by expiry.
+        SQLiteMigration(version: 30, name: "webauthn_challenges", sql: """
+            CREATE TABLE webauthn_challenges (
+                challenge_hash BLOB PRIMARY KEY NOT NULL,
+                ceremony TEXT NOT NULL,
+                user_id TEXT,
+                flow_binding BLOB NOT NULL,
+                require_user_verification INTEGER NOT NULL,
+                created_at INTEGER NOT NULL,
+                expires_at INTEGER NOT NULL
+            ) STRICT, WITHOUT ROWID;
+            CREATE INDEX webauthn_challenges_by_expiry ON webauthn_challenges (expires_at);
+            """),
     ]
 }

@@ -4,6 +4,12 @@ import GatehouseStore
 /// WebAuthn credentials and user handles, on either backend.
 struct SQLWebAuthnCredentialStore<Database: SQLDatabase>: WebAuthnCredentialStore {
     let database: Database
+    private let lockUserSQL: String
+
+    init(database: Database) {
+        self.database = database
+        lockUserSQL = "SELECT password_hash IS NOT NULL FROM users WHERE id = ?\(database.dialect.forUpdate)"
+    }
 
     func create(_ credential: WebAuthnCredential) async throws {
         _ = try await database.write { db in
@@ -40,8 +46,16 @@ struct SQLWebAuthnCredentialStore<Database: SQLDatabase>: WebAuthnCredentialStor
         try await database.write { db in try db.run(WebAuthnCredentialSQL.rename, [name, credentialID, userID]) } == 1
     }
 
-    func delete(credentialID: [UInt8], userID: String) async throws -> Bool {
-        try await database.write { db in try db.run(WebAuthnCredentialSQL.delete, [credentialID, userID]) } == 1
+    func deleteUnlessLastMethod(credentialID: [UInt8], userID: String) async throws -> IdentityUnlinkOutcome {
+        // The same shape as unlinking a provider identity: lock the user row, count every way in, delete.
+        try await database.transaction { [lockUserSQL] db in
+            guard let hasPassword = try db.queryOne(lockUserSQL, [userID], { $0.bool(0) }) else { return .notFound }
+            guard try db.queryOne(WebAuthnCredentialSQL.owned, [credentialID, userID], { _ in true }) == true else { return .notFound }
+            let others = try db.queryOne(WebAuthnCredentialSQL.otherWaysIn, [userID, userID]) { $0.int(0) } ?? 0
+            guard others + (hasPassword ? 1 : 0) > 1 else { return .lastMethod }
+            _ = try db.run(WebAuthnCredentialSQL.delete, [credentialID, userID])
+            return .deleted
+        }
     }
 
     func userHandle(userID: String, proposed: [UInt8]) async throws -> [UInt8] {
@@ -88,6 +102,11 @@ private enum WebAuthnCredentialSQL {
         """
     static let rename = "UPDATE webauthn_credentials SET name = ? WHERE credential_id = ? AND user_id = ?"
     static let delete = "DELETE FROM webauthn_credentials WHERE credential_id = ? AND user_id = ?"
+    static let owned = "SELECT 1 FROM webauthn_credentials WHERE credential_id = ? AND user_id = ?"
+    /// Credentials (this one included) plus linked identities.
+    static let otherWaysIn = """
+        SELECT (SELECT COUNT(*) FROM webauthn_credentials WHERE user_id = ?) + (SELECT COUNT(*) FROM external_identities WHERE user_id = ?)
+        """
     static let insertHandle = "INSERT INTO webauthn_user_handles (user_id, handle) VALUES (?, ?) ON CONFLICT (user_id) DO NOTHING"
     static let handleOfUser = "SELECT handle FROM webauthn_user_handles WHERE user_id = ?"
     static let userOfHandle = "SELECT user_id FROM webauthn_user_handles WHERE handle = ?"

@@ -24,7 +24,7 @@ struct ConfigFile {
     let path: String
 
     static let knownSections: Set<String> = ["http", "access_log", "providers", "clients", "sessions", "maintenance", "keys",
-                                             "passwords", "rate_limits", "mail", "oauth", "native", "users", "webhooks"]
+                                             "passwords", "rate_limits", "mail", "oauth", "native", "users", "webhooks", "passkeys"]
 
     static func read(path: String) throws(ConfigurationError) -> ConfigFile {
         guard let data = FileManager.default.contents(atPath: path) else {
@@ -139,6 +139,9 @@ struct ConfigFile {
         }
         if let limits = try section("rate_limits", known: RateLimitsConfigParser.knownKeys) {
             try RateLimitsConfigParser.apply(limits, to: &configuration.rateLimits)
+        }
+        if let passkeys = try section("passkeys", known: PasskeysConfigParser.knownKeys) {
+            try PasskeysConfigParser.apply(passkeys, publicURL: configuration.publicURL, to: &configuration.passkeys)
         }
     }
 

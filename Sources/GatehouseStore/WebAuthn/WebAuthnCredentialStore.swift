@@ -20,8 +20,10 @@ public protocol WebAuthnCredentialStore: Sendable {
     /// Renames the user's credential; false when the user has no such credential.
     func rename(credentialID: [UInt8], userID: String, name: String) async throws -> Bool
 
-    /// Deletes the user's credential; false when the user has no such credential.
-    func delete(credentialID: [UInt8], userID: String) async throws -> Bool
+    /// Deletes the user's credential unless it is the account's last way in (no password, no other
+    /// credential, no linked identity): one transaction that locks the user row first, so two removals
+    /// racing on an account's last two ways in cannot both succeed.
+    func deleteUnlessLastMethod(credentialID: [UInt8], userID: String) async throws -> IdentityUnlinkOutcome
 
     /// The user's handle, storing `proposed` when the user has none yet (so concurrent callers all
     /// get the one stored). Throws `StoreError.notFound` when the user does not exist.

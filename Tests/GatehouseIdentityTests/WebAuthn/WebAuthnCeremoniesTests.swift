@@ -3,6 +3,7 @@ import GatehouseCrypto
 import GatehouseIdentity
 import GatehouseSQLite
 import GatehouseStore
+import GatehouseWebAuthnTesting
 import Testing
 
 /// Registration and sign-in through ``WebAuthnCeremonies`` on a real SQLite database, driven by a

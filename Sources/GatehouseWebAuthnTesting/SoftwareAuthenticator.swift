@@ -5,32 +5,33 @@ import GatehouseIdentity
 /// A WebAuthn authenticator and client in software, for driving the relying party in tests: it
 /// makes credentials with OpenSSL keys, encodes authenticator data and attestation objects in CBOR,
 /// and writes `clientDataJSON` as a browser would. Every field can be bent for attack tests.
-final class SoftwareAuthenticator {
-    struct Credential {
-        let id: [UInt8]
-        let key: SigningKey
-        var signCount: UInt32
-        let userHandle: [UInt8]
+public final class SoftwareAuthenticator {
+    /// One credential the authenticator holds.
+    public struct Credential {
+        public let id: [UInt8]
+        public let key: SigningKey
+        public var signCount: UInt32
+        public let userHandle: [UInt8]
     }
 
-    var rpID: String
-    var origin: String
-    var flags: UInt8 = AuthenticatorData.flagUP | AuthenticatorData.flagUV
+    public var rpID: String
+    public var origin: String
+    public var flags: UInt8 = AuthenticatorData.flagUP | AuthenticatorData.flagUV
     /// Counter step per signature; 0 for a synced passkey that keeps none.
-    var counterStep: UInt32 = 1
-    var aaguid = [UInt8](repeating: 0xaa, count: 16)
-    private(set) var credentials: [Credential] = []
+    public var counterStep: UInt32 = 1
+    public var aaguid = [UInt8](repeating: 0xaa, count: 16)
+    public private(set) var credentials: [Credential] = []
 
-    init(rpID: String = "example.org", origin: String = "https://example.org") {
+    public init(rpID: String = "example.org", origin: String = "https://example.org") {
         self.rpID = rpID
         self.origin = origin
     }
 
-    func clientData(type: String, challenge: [UInt8], origin: String? = nil, extra: String = "") -> [UInt8] {
+    public func clientData(type: String, challenge: [UInt8], origin: String? = nil, extra: String = "") -> [UInt8] {
         Array(#"{"type":"\#(type)","challenge":"\#(Base64URL.encode(challenge))","origin":"\#(origin ?? self.origin)","crossOrigin":false\#(extra)}"#.utf8)
     }
 
-    func coseKey(_ key: SigningKey) -> [UInt8] {
+    public func coseKey(_ key: SigningKey) -> [UInt8] {
         let jwk = key.publicJWK
         let map: CBORValue
         switch key.algorithm {
@@ -48,7 +49,7 @@ final class SoftwareAuthenticator {
         return CBOREncoder.encode(map)
     }
 
-    func sign(_ key: SigningKey, _ message: [UInt8]) throws -> [UInt8] {
+    public func sign(_ key: SigningKey, _ message: [UInt8]) throws -> [UInt8] {
         let signature = try key.sign(message)
         guard key.algorithm == .es256 else { return signature }
         func integer(_ bytes: ArraySlice<UInt8>) -> [UInt8] {
@@ -67,7 +68,7 @@ final class SoftwareAuthenticator {
 
     /// `navigator.credentials.create()`: a new credential for `userHandle`, attestation `none` (or
     /// packed self attestation when `selfAttest`).
-    func register(challenge: [UInt8], userHandle: [UInt8], algorithm: JWSAlgorithm = .es256, selfAttest: Bool = false,
+    public func register(challenge: [UInt8], userHandle: [UInt8], algorithm: JWSAlgorithm = .es256, selfAttest: Bool = false,
                   credentialID: [UInt8]? = nil, type: String = "webauthn.create") throws -> RegistrationResponse {
         let key = try SigningKey.generate(algorithm)
         let id = credentialID ?? SecureRandom.bytes(16)
@@ -90,7 +91,7 @@ final class SoftwareAuthenticator {
     }
 
     /// `navigator.credentials.get()` with credential `index` (the latest by default).
-    func assert(challenge: [UInt8], index: Int? = nil, origin: String? = nil, type: String = "webauthn.get",
+    public func assert(challenge: [UInt8], index: Int? = nil, origin: String? = nil, type: String = "webauthn.get",
                 signCount: UInt32? = nil, userHandle: [UInt8]?? = nil) throws -> AssertionResponse {
         let position = index ?? credentials.count - 1
         var credential = credentials[position]

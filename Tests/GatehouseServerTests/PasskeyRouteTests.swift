@@ -148,6 +148,18 @@ import Testing
         #expect(gatehouse.log.all.contains { $0.contains("passkey.sign_in_failed") && $0.contains("wrong_origin") })
     }
 
+    @Test func anIDTokenAfterAPasskeySignInSaysWhatItProved() async throws {
+        let oauth = try await OAuthFixture.make()
+        let authenticator = try await addPasskey(oauth.browser)
+        _ = try await oauth.browser.submit("/account", to: "/sign-out", [])
+        #expect(try await passkeySignIn(oauth.browser, authenticator).status == 200)
+        let (code, verifier) = try await oauth.publicCode()
+        let exchange = try await oauth.token([("grant_type", "authorization_code"), ("code", code), ("client_id", "native-app"),
+                                              ("redirect_uri", "com.example.app:/callback"), ("code_verifier", verifier)])
+        let idToken = try #require(exchange.json["id_token"] as? String)
+        #expect(OAuthFixture.claims(idToken)["amr"] as? [String] == ["hwk", "user", "mfa"])
+    }
+
     @Test func theDocumentedSettings() throws {
         // docs/webauthn.md, "Settings": exactly this text.
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("gh-passkeys-\(UUID().uuidString).json").path

@@ -35,6 +35,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
 from conftest import BINARY, ROOT, GatehouseProcess, free_port  # noqa: E402
 
 RAILS_ROOT = ROOT / "examples" / "rails"
+GEM_ROOT = ROOT / "Integrations" / "Rails"
 CLIENT_ID = "example-rails"
 CLIENT_SECRET = "example-rails-secret-0123456789abcdef"
 PREFIX = "/auth"  # where Gatehouse lives in the one-origin shape
@@ -53,6 +54,31 @@ def wait_for(url, timeout, process=None, log=None, context=None):
         except OSError:
             time.sleep(0.2)
     raise RuntimeError(f"{url} did not answer within {timeout}s\n" + "".join((log or [])[-40:]))
+
+
+_installed_gem_home = None
+
+
+def gem_build(output_dir):
+    """`gem build` of Integrations/Rails into `output_dir`; returns the .gem file's path."""
+    output = pathlib.Path(output_dir) / "gatehouse-rails.gem"
+    subprocess.run(["gem", "build", "gatehouse-rails.gemspec", "--output", str(output)], cwd=GEM_ROOT, check=True,
+                   capture_output=True, text=True)
+    return output
+
+
+def installed_gem_home():
+    """A GEM_HOME holding gatehouse-rails, built and installed once per test process the way the guide's Debian route
+    does it (`gem install --local`: its dependencies must resolve to Debian's packages, nothing is downloaded)."""
+    global _installed_gem_home
+    if _installed_gem_home is None:
+        directory = pathlib.Path(tempfile.mkdtemp(prefix="gatehouse-gem-"))
+        gem = gem_build(directory)
+        home = directory / "gems"
+        subprocess.run(["gem", "install", "--local", "--no-document", str(gem)], env={**os.environ, "GEM_HOME": str(home)},
+                       cwd=directory, check=True, capture_output=True, text=True)
+        _installed_gem_home = str(home)
+    return _installed_gem_home
 
 
 class Nginx:
@@ -157,7 +183,7 @@ class RailsStack:
             "GATEHOUSE_CLIENT_SECRET": client_secret or CLIENT_SECRET,
             "APP_URL": self.app_url, "PORT": str(rails_port), "BIND": rails_host,
             "DATABASE_PATH": os.path.join(self.rails_dir, "example.sqlite3"),
-            "SECRET_KEY_BASE": os.urandom(32).hex(), "PYTHON": sys.executable,
+            "SECRET_KEY_BASE": os.urandom(32).hex(), "PYTHON": sys.executable, "GEM_HOME": installed_gem_home(),
             **({"GATEHOUSE_CA_FILE": self.tls[0]} if self.tls else {}),
             **(rails_env or {}),
         })

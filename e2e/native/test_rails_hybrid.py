@@ -21,11 +21,33 @@ APP = "demo-native"
 SCHEME = "gatehouse-demo"
 
 
+GUIDE = pathlib.Path(__file__).resolve().parent.parent.parent / "docs" / "integrations" / "hotwire-native.md"
+
+
+def documented_registration():
+    """The native app's registration example in hotwire-native.md, as written."""
+    import re
+    return json.loads(re.search(r"<!-- registration-example -->\n```json\n(.*?)```\n", GUIDE.read_text(), re.S)[1])
+
+
 @pytest.fixture(scope="module")
 def stack():
-    rails = RailsStack(shape="one-origin")
+    # Gatehouse starts with the guide's registration example beside the demo's app (a native client needs redirect_uris).
+    rails = RailsStack(shape="one-origin", extra_clients=[documented_registration()])
     yield rails
     rails.stop()
+
+
+def test_the_documented_registration_is_served_as_association_files_through_the_one_origin_proxy(stack):
+    """deploy/nginx-one-origin.conf forwards the host-root association files to Gatehouse, which builds them from the
+    registration example's `native` settings."""
+    registration = documented_registration()
+    apple = requests.get(stack.app_url + "/.well-known/apple-app-site-association", timeout=5)
+    assert apple.status_code == 200 and apple.headers["Content-Type"].startswith("application/json"), apple.text
+    assert registration["native"]["apple_app_ids"][0] in apple.text
+    android = requests.get(stack.app_url + "/.well-known/assetlinks.json", timeout=5)
+    assert android.status_code == 200 and registration["native"]["package_names"][0] in android.text
+    assert registration["native"]["android_cert_fingerprints"][0] in android.text
 
 
 def launch(make_app, stack, component):

@@ -22,6 +22,7 @@ Interface kept stable for other suites (native hand-off, Hotwire Native emulator
 import json
 import os
 import pathlib
+import re
 import shutil
 import subprocess
 import sys
@@ -81,14 +82,37 @@ def installed_gem_home():
     return _installed_gem_home
 
 
+DEPLOY_ONE_ORIGIN = ROOT / "deploy" / "nginx-one-origin.conf"
+
+
+def one_origin_server(port, gatehouse_port, rails_port, tls=None):
+    """deploy/nginx-one-origin.conf as shipped, changed only where a test must: the upstreams' ports, the listen
+    address (a loopback port, TLS only when asked) and the certificate; the port-80 redirect server is left out.
+    Its proxy headers and locations (Gatehouse under /auth, the association files) are the ones under test."""
+    text = DEPLOY_ONE_ORIGIN.read_text()
+    text = text.replace("server 127.0.0.1:8081;", f"server 127.0.0.1:{gatehouse_port};")
+    text = text.replace("server 127.0.0.1:3000;", f"server 127.0.0.1:{rails_port};")
+    text = re.sub(r"server \{\n    listen 80;.*?\n\}\n", "", text, flags=re.S)
+    listen = re.compile(r"    listen 443 ssl http2;.*\n    listen \[::\]:443 ssl http2;\n")
+    assert listen.search(text), "deploy/nginx-one-origin.conf: the listen lines changed"
+    text = listen.sub(f"    listen 127.0.0.1:{port}{' ssl' if tls else ''};\n", text)
+    if tls:
+        text = re.sub(r"ssl_certificate     \S+;", f"ssl_certificate     {tls[0]};", text)
+        text = re.sub(r"ssl_certificate_key \S+;", f"ssl_certificate_key {tls[1]};", text)
+    else:
+        text = re.sub(r"    ssl_\w+ .*\n", "", text)
+    return text
+
+
 class Nginx:
-    """A private nginx on a loopback port: `/auth/` to Gatehouse (path kept), everything else to Rails."""
+    """A private nginx on a loopback port running deploy/nginx-one-origin.conf: `/auth/` to Gatehouse (path kept),
+    the association files to Gatehouse, everything else to Rails."""
 
     def __init__(self, port, gatehouse_port, rails_port, tls=None):
         self.dir = pathlib.Path(tempfile.mkdtemp(prefix="gatehouse-nginx-"))
         (self.dir / "logs").mkdir()
-        listen = f"127.0.0.1:{port}" + (f" ssl;\n        ssl_certificate {tls[0]};\n        ssl_certificate_key {tls[1]}" if tls else "")
         conf = self.dir / "nginx.conf"
+        server = one_origin_server(port, gatehouse_port, rails_port, tls)
         conf.write_text(f"""
 daemon off;
 worker_processes 1;
@@ -102,17 +126,7 @@ http {{
     fastcgi_temp_path {self.dir}/fastcgi;
     uwsgi_temp_path {self.dir}/uwsgi;
     scgi_temp_path {self.dir}/scgi;
-    proxy_http_version 1.1;
-    proxy_set_header Connection "";
-    proxy_set_header Host $http_host;
-    proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
-    proxy_set_header X-Forwarded-Proto $scheme;
-    server {{
-        listen {listen};
-        location = {PREFIX} {{ return 301 {PREFIX}/; }}
-        location {PREFIX}/ {{ proxy_pass http://127.0.0.1:{gatehouse_port}; }}
-        location / {{ proxy_pass http://127.0.0.1:{rails_port}; }}
-    }}
+{server}
 }}
 """)
         self.process = subprocess.Popen(["nginx", "-p", str(self.dir), "-c", str(conf)],

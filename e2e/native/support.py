@@ -102,7 +102,7 @@ class NativeSDKComponent(SignInWithOAuthComponent):
 
     def _fail(self, error, message, context):
         self.app_errors.append(error)
-        context.app.events.record("app_error", kind=error.kind, code=error.code, message=error.message)
+        context.app.events.record("app_error", case=error.kind, code=error.code, message=error.message)
         context.app.call_soon(context.reply, {"id": message["id"], "component": self.name, "event": "click",
                                               "data": error.reply_data()})
 

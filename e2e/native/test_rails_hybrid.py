@@ -125,7 +125,7 @@ def tap_native(make_app, stack, provider, **component_options):
 def test_a_cancelled_native_sign_in_reaches_the_app_typed_and_the_page_stays_quiet(make_app, stack, provider):
     app, component = tap_native(make_app, stack, provider, sdk_cancels={provider})
     error = app.events.wait_for("app_error", timeout=30)
-    assert (error["kind"], error["code"], error["message"]) == ("cancelled", "cancelled", "You closed the sign-in.")
+    assert (error["case"], error["code"], error["message"]) == ("cancelled", "cancelled", "You closed the sign-in.")
     reply = app.events.wait_for("bridge_reply", timeout=10)
     assert reply["data"] == {"error": "cancelled", "error_description": "You closed the sign-in."}
     assert page_error(app) is None, "a cancel is not an error on the page"
@@ -137,7 +137,7 @@ def test_a_cancelled_native_sign_in_reaches_the_app_typed_and_the_page_stays_qui
 def test_native_google_without_the_apps_google_bridge_is_an_error_not_the_system_browser(make_app, stack):
     app, component = tap_native(make_app, stack, "google", google_provider=False)
     error = app.events.wait_for("app_error", timeout=30)
-    assert (error["kind"], error["code"]) == ("nativeProviderUnavailable", "unsupported_provider")
+    assert (error["case"], error["code"]) == ("nativeProviderUnavailable", "unsupported_provider")
     app.wait_for_page("document.querySelector('.native-error')", timeout=10)
     assert page_error(app) == "Sign in with Google isn't available in this app."
     assert not app.events.of("auth_session_started"), "no silent fallback to the system browser"
@@ -150,7 +150,7 @@ def test_native_google_for_an_existing_email_reaches_the_app_as_account_exists(m
     app, component = tap_native(make_app, stack, "google", email=email)
     error = app.events.wait_for("app_error", timeout=30)
     assert [a.status_code for a in component.answers] == [409]
-    assert (error["kind"], error["code"]) == ("accountExists", "account_exists")
+    assert (error["case"], error["code"]) == ("accountExists", "account_exists")
     app.wait_for_page("document.querySelector('.native-error')", timeout=10)
     assert page_error(app) == error["message"] and error["message"], error
     assert rails_me(app, stack) is None
@@ -164,7 +164,7 @@ def test_the_products_file_with_gatehouses_merged_rules_keeps_the_continuation_o
     from support import NativeSDKComponent
     gatehouse_rules = requests.get(stack.issuer + "/configurations/ios_v1_rules.json", timeout=5).json()
     product = {"settings": {}, "rules": [{"patterns": [".*"], "properties": {"context": "default", "pull_to_refresh_enabled": True}},
-                                         {"patterns": ["/new$"], "properties": {"context": "modal"}}] + gatehouse_rules["rules"]}
+                                         {"patterns": ["^/posts/new(\\?|$)"], "properties": {"context": "modal"}}] + gatehouse_rules["rules"]}
     email = "merged.rules@example.com"
     component = NativeSDKComponent(stack.issuer, email, callback_scheme=SCHEME)
     app = make_app(stack.app_url + "/session/new", components={"sign-in-with-oauth": component},
@@ -173,6 +173,7 @@ def test_the_products_file_with_gatehouses_merged_rules_keeps_the_continuation_o
     sign_in = stack.issuer + "/sign-in?return_to=%2Fauth%2Foauth%2Fauthorize%3Fclient_id%3Dexample-rails"
     assert app.path_configuration.properties(sign_in).get("context") == "modal"
     assert app.path_configuration.properties(stack.app_url + "/sign-in?x=1").get("context") == "default"
+    assert app.path_configuration.properties(stack.app_url + "/posts/new?draft=1").get("context") == "modal"
     app.wait_for_page("document.querySelector('#sign-in-apple')")
     app.events.wait_for("turbo_pageLoaded", timeout=15)
     app.tap("#sign-in-apple")

@@ -14,7 +14,7 @@ enum NativeConfigParser {
         "bundle_ids": .identifiers,      // iOS bundle ids: audiences of native Sign in with Apple
         "package_names": .identifiers,   // Android application ids
         "apple_audiences": .strings,     // extra Apple identity-token audiences
-        // Documented in docs/integrations/hotwire-native.md and read by NativeApp; refused here until now.
+        // The rest of what NativeApp reads (docs/integrations/hotwire-native.md, "Registering the app").
         "callback_urls": .strings,       // claimed https callbacks (NativeApp keeps only absolute https URLs)
         "google_client_ids": .strings,   // aud/azp of native Google ID tokens
         "apple_app_ids": .strings,       // TEAMID.bundle.id for apple-app-site-association

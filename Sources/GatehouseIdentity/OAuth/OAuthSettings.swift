@@ -15,6 +15,9 @@ public struct OAuthSettings: Sendable {
     public var accessTokenAudience: String
     /// API scopes clients may be allowed beyond the OpenID ones.
     public var apiScopes: [String]
+    /// DPoP proofs must carry a server nonce (RFC 9449 §8, §9): a proof made ahead of time, or
+    /// copied off a device, is refused once the nonce it carries is older than two nonce periods.
+    public var dpopNonceRequired = false
 
     public init(issuer: String, accessTokenLifetime: TimeInterval = 600, idTokenLifetime: TimeInterval = 600,
                 codeLifetime: TimeInterval = 60, refreshTokenLifetime: TimeInterval = 30 * 86_400,

@@ -264,5 +264,9 @@ enum PostgresMigrations {
         PostgresMigration(version: 22, name: "drop_refresh_tokens_by_client", sql: """
             DROP INDEX IF EXISTS refresh_tokens_by_client;
             """),
+        // The DPoP key a refresh family is bound to (RFC 9449 §5); every successor carries it on.
+        PostgresMigration(version: 27, name: "refresh_tokens_dpop_jkt", sql: """
+            ALTER TABLE refresh_tokens ADD COLUMN dpop_jkt TEXT;
+            """),
     ]
 }

@@ -149,7 +149,7 @@ struct SQLRefreshTokenStore<Database: SQLDatabase>: RefreshTokenStore {
 }
 
 private enum RefreshTokenColumn: Int32, SQLColumn {
-    case hash, familyId, clientId, userId, scope, authTime, authMethods, createdAt, expiresAt, rotatedAt, revokedAt
+    case hash, familyId, clientId, userId, scope, authTime, authMethods, createdAt, expiresAt, rotatedAt, revokedAt, dpopJkt
 }
 
 /// Statements and rules shared by the operations above.
@@ -166,10 +166,10 @@ private enum RefreshTokenSQL {
         inserted AS (
             INSERT INTO refresh_tokens (\(columns))
             SELECT $1::bytea, $2::text, $3::text, $4::text, $5::text, $6::bigint, $7::text, $8::bigint, $9::bigint,
-                   NULL, NULL FROM claimed)
+                   NULL, NULL, $12::text FROM claimed)
         SELECT \(columns) FROM claimed
         """
-    /// The token (columns 0–10) and its user (11–18, NULL when the user is gone).
+    /// The token (columns 0–11) and its user (12–19, NULL when the user is gone).
     static let findWithUser = """
         SELECT \(RefreshTokenColumn.list(prefix: "t.")), \(UserColumn.list(prefix: "u."))
         FROM refresh_tokens t LEFT JOIN users u ON u.id = t.user_id WHERE t.hash = ?
@@ -190,7 +190,7 @@ private enum RefreshTokenSQL {
     static func claimBindings(_ replacement: RefreshToken, hash: TokenHash, now: Date) -> [any SQLBindable] {
         [replacement.hash, replacement.familyId, replacement.clientId, replacement.userId, replacement.scope,
          replacement.authTime, StoredStringList.encode(replacement.authMethods), replacement.createdAt,
-         replacement.expiresAt, now, hash]
+         replacement.expiresAt, now, hash, replacement.dpopJKT]
     }
 
     /// `rotate`'s decision on the presented row, read inside the rotation's transaction (SQLite: the
@@ -249,7 +249,7 @@ private enum RefreshTokenSQL {
         try db.run(insertStatement, [
             token.hash, token.familyId, token.clientId, token.userId, token.scope, token.authTime,
             StoredStringList.encode(token.authMethods), token.createdAt, token.expiresAt, token.rotatedAt,
-            token.revokedAt,
+            token.revokedAt, token.dpopJKT,
         ])
     }
 
@@ -268,7 +268,7 @@ private enum RefreshTokenSQL {
             userId: row.text(C.userId), scope: row.text(C.scope), authTime: row.date(C.authTime),
             authMethods: try StoredStringList.decode(row.text(C.authMethods), column: C.authMethods.name, backend: backend),
             createdAt: row.date(C.createdAt), expiresAt: row.date(C.expiresAt), rotatedAt: row.optionalDate(C.rotatedAt),
-            revokedAt: row.optionalDate(C.revokedAt))
+            revokedAt: row.optionalDate(C.revokedAt), dpopJKT: row.optionalText(C.dpopJkt))
     }
 }
 

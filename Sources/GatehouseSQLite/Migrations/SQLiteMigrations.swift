@@ -262,5 +262,9 @@ enum SQLiteMigrations {
         SQLiteMigration(version: 22, name: "drop_refresh_tokens_by_client", sql: """
             DROP INDEX refresh_tokens_by_client;
             """),
+        // The DPoP key a refresh family is bound to (RFC 9449 §5); every successor carries it on.
+        SQLiteMigration(version: 27, name: "refresh_tokens_dpop_jkt", sql: """
+            ALTER TABLE refresh_tokens ADD COLUMN dpop_jkt TEXT;
+            """),
     ]
 }

@@ -52,6 +52,8 @@ struct DiscoveryRoutes: Sendable {
             "claims_parameter_supported": .bool(false),
             "request_parameter_supported": .bool(false),
             "request_uri_parameter_supported": .bool(false),
+            // RFC 9449 §5.1: the algorithms a DPoP proof may be signed with.
+            "dpop_signing_alg_values_supported": strings(DPoPVerifier.algorithms.map(\.rawValue)),
         ]
     }
 

@@ -18,6 +18,9 @@ public struct OAuthSettings: Sendable {
     /// DPoP proofs must carry a server nonce (RFC 9449 §8, §9): a proof made ahead of time, or
     /// copied off a device, is refused once the nonce it carries is older than two nonce periods.
     public var dpopNonceRequired = false
+    /// Every client must push its authorization requests (RFC 9126 §5, `require_pushed_authorization_requests`
+    /// in discovery); false: only clients registered with it must.
+    public var requirePushedAuthorizationRequests = false
 
     public init(issuer: String, accessTokenLifetime: TimeInterval = 600, idTokenLifetime: TimeInterval = 600,
                 codeLifetime: TimeInterval = 60, refreshTokenLifetime: TimeInterval = 30 * 86_400,

@@ -94,7 +94,8 @@ struct ConfigFile {
                                                                     allowPlainHTTP: WebhooksConfigParser.isLoopback)
         }
         if let oauth = try section("oauth", known: ["access_token_lifetime_seconds", "id_token_lifetime_seconds", "refresh_token_lifetime_seconds",
-                                                    "refresh_grace_seconds", "access_token_audience", "api_scopes", "dpop_nonce"]) {
+                                                    "refresh_grace_seconds", "access_token_audience", "api_scopes", "dpop_nonce",
+                                                    "require_pushed_authorization_requests"]) {
             if let v = try oauth.integer("access_token_lifetime_seconds", 60...86_400) { configuration.oauth.accessTokenLifetime = TimeInterval(v) }
             if let v = try oauth.integer("id_token_lifetime_seconds", 60...86_400) { configuration.oauth.idTokenLifetime = TimeInterval(v) }
             if let v = try oauth.integer("refresh_token_lifetime_seconds", 3_600...(400 * 86_400)) {
@@ -104,6 +105,12 @@ struct ConfigFile {
             if let value = oauth.values["dpop_nonce"] {
                 guard let flag = value as? Bool else { throw ConfigurationError(key: "oauth.dpop_nonce", problem: "must be true or false") }
                 configuration.oauth.dpopNonceRequired = flag
+            }
+            if let value = oauth.values["require_pushed_authorization_requests"] {
+                guard let flag = value as? Bool else {
+                    throw ConfigurationError(key: "oauth.require_pushed_authorization_requests", problem: "must be true or false")
+                }
+                configuration.oauth.requirePushedAuthorizationRequests = flag
             }
             if let value = oauth.values["access_token_audience"] {
                 guard let audience = value as? String, !audience.isEmpty else {

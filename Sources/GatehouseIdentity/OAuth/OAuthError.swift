@@ -23,6 +23,8 @@ public struct OAuthError: Error, Sendable, Equatable {
         case invalidDPoPProof = "invalid_dpop_proof"
         /// RFC 9449 §8: the proof must carry the nonce the server sends in `DPoP-Nonce`.
         case useDPoPNonce = "use_dpop_nonce"
+        /// RFC 8707 §2: the `resource` is not an API registered with this server.
+        case invalidTarget = "invalid_target"
         // Gatehouse's extension codes (RFC 6749 §8.5), answered by the native sign-in endpoints.
         /// The provider the app asked for is not enabled on this server.
         case unsupportedProvider = "unsupported_provider"

@@ -64,7 +64,8 @@ public struct TokenService: Sendable {
         if proof == nil, client.requiresDPoP {
             throw OAuthError(.invalidDPoPProof, "This client must send a DPoP proof with every token request.")
         }
-        let request = TokenRequest(client: client, parameters: parameters, context: context, proof: proof)
+        var request = TokenRequest(client: client, parameters: parameters, context: context, proof: proof)
+        request.resource = try issuer.settings.resource(parameters["resource"])
         switch grantType {
         case "authorization_code": return try await authorizationCode.exchange(request)
         case "refresh_token": return try await refresh.exchange(request)

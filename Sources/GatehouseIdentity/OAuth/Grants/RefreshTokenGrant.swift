@@ -23,6 +23,7 @@ struct RefreshTokenGrant: Sendable {
         let issuer = issuer
         let successor = issuer.successor(of: value)
         let proof = request.proof
+        let resource = request.resource
         // Claim first, sign after: the store reads the token and its user, `prepare` below checks the
         // client, the scope and the account and builds the successor, and only then does the rotation
         // (row lock, reuse detection, family revocation) decide — all before any signature, so a reused,
@@ -61,6 +62,7 @@ struct RefreshTokenGrant: Sendable {
                 // The family keeps the key it started with; the access token is bound to this proof's key.
                 grant.accessTokenJKT = proof?.thumbprint
                 grant.refreshTokenJKT = stored.dpopJKT
+                grant.resource = resource
                 let prepared = try issuer.prepare(grant, keys: issueKeys, refreshValue: successor)
                 guard let replacement = prepared.refreshRecord else { throw OAuthError(.serverError, "No refresh token was minted.") }
                 return (replacement, prepared)

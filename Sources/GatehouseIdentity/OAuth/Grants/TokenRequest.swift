@@ -7,14 +7,17 @@ public struct TokenRequest: Sendable {
     public let context: ClientContext
     /// The request's verified DPoP proof, if it sent one.
     public let proof: DPoPProof?
+    /// The registered API the request named with `resource` (RFC 8707 §2.2), already checked.
+    public var resource: String?
 
     public init(client: GatehouseStore.OAuthClient, parameters: [String: String], context: ClientContext, proof: DPoPProof? = nil) {
         self.client = client; self.parameters = parameters; self.context = context; self.proof = proof
     }
 
-    /// Binds `grant`'s tokens to the request's DPoP key: the access token always, a new refresh family
+    /// Points the access token at the requested API, and binds `grant`'s tokens to the request's DPoP key: the access token always, a new refresh family
     /// only for a public client (a confidential one proves itself with its secret, RFC 9449 §5).
     func bind(_ grant: inout TokenGrant) {
+        grant.resource = resource
         guard let proof else { return }
         grant.accessTokenJKT = proof.thumbprint
         if client.kind == .public { grant.refreshTokenJKT = proof.thumbprint }

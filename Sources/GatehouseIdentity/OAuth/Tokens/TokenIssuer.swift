@@ -30,6 +30,8 @@ public struct TokenGrant: Sendable {
     public var accessTokenJKT: String?
     /// The DPoP key the refresh family is bound to (public clients, RFC 9449 §5); nil: not bound.
     public var refreshTokenJKT: String?
+    /// The API the access token is for (`resource`, RFC 8707); nil: the server's `accessTokenAudience`.
+    public var resource: String?
 
     public init(client: OAuthClient, user: User?, scope: Scope, authTime: Date?, authMethods: [String], nonce: String? = nil,
                 familyId: String = RecordID.random(), issueRefreshToken: Bool, familyExpiresAt: Date? = nil) {
@@ -190,7 +192,7 @@ public struct TokenIssuer: Sendable {
     func accessTokenJWT(_ grant: TokenGrant, key: GatehouseCrypto.SigningKey, now: Date) throws -> String {
         var claims: [String: JSONValue] = [
             "iss": .string(settings.issuer), "sub": .string(grant.user?.id ?? grant.client.id),
-            "aud": .string(settings.accessTokenAudience), "client_id": .string(grant.client.id),
+            "aud": .string(grant.resource ?? settings.accessTokenAudience), "client_id": .string(grant.client.id),
             "scope": .string(grant.scope.description), "iat": .integer(Int64(now.timeIntervalSince1970)),
             "exp": .integer(Int64(now.timeIntervalSince1970 + settings.accessTokenLifetime)),
             "jti": .string(RecordID.random()), "fid": .string(grant.familyId),

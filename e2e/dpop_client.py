@@ -97,3 +97,52 @@ def _asks_for_nonce(response):
         except ValueError:
             return False
     return response.status_code == 401 and 'error="use_dpop_nonce"' in response.headers.get("WWW-Authenticate", "")
+
+
+def verify(proof, method, url, access_token=None):
+    """An independent check of a proof (the SDK's, in Tests/GatehouseClientOpenSSLTests): RFC 9449 §4.3 with
+    `cryptography`. Returns the claims and the key's thumbprint; raises ValueError on anything wrong."""
+    from cryptography.exceptions import InvalidSignature
+    from cryptography.hazmat.primitives.asymmetric.utils import encode_dss_signature
+
+    def decode(part):
+        return base64.urlsafe_b64decode(part + "=" * (-len(part) % 4))
+
+    head, body, signature = proof.split(".")
+    header, claims = json.loads(decode(head)), json.loads(decode(body))
+    if header.get("typ") != "dpop+jwt" or header.get("alg") != "ES256":
+        raise ValueError(f"header {header}")
+    jwk = header["jwk"]
+    if set(jwk) & {"d", "p", "q", "dp", "dq", "qi"} or jwk.get("kty") != "EC" or jwk.get("crv") != "P-256":
+        raise ValueError(f"jwk {jwk}")
+    public = ec.EllipticCurvePublicNumbers(int.from_bytes(decode(jwk["x"]), "big"), int.from_bytes(decode(jwk["y"]), "big"),
+                                           ec.SECP256R1()).public_key()
+    raw = decode(signature)
+    if len(raw) != 64:
+        raise ValueError("ES256 signatures are 64 bytes")
+    try:
+        public.verify(encode_dss_signature(int.from_bytes(raw[:32], "big"), int.from_bytes(raw[32:], "big")),
+                      (head + "." + body).encode(), ec.ECDSA(hashes.SHA256()))
+    except InvalidSignature:
+        raise ValueError("bad signature")
+    if claims.get("htm") != method or claims.get("htu") != url.split("?")[0].split("#")[0]:
+        raise ValueError(f"htm/htu {claims}")
+    if not claims.get("jti") or abs(time.time() - claims.get("iat", 0)) > 60:
+        raise ValueError(f"jti/iat {claims}")
+    if access_token is not None and claims.get("ath") != b64url(hashlib.sha256(access_token.encode()).digest()):
+        raise ValueError("ath")
+    key = DPoPKey.__new__(DPoPKey)
+    key.jwk = {name: jwk[name] for name in ("kty", "crv", "x", "y")}
+    return {"claims": claims, "jkt": key.thumbprint}
+
+
+if __name__ == "__main__":
+    # python3 e2e/dpop_client.py verify < {"proof","method","url","access_token"} JSON lines → one JSON result a line
+    import sys
+    for line in sys.stdin:
+        request = json.loads(line)
+        try:
+            print(json.dumps({"ok": True, **verify(request["proof"], request["method"], request["url"], request.get("access_token"))}))
+        except (ValueError, KeyError) as error:
+            print(json.dumps({"ok": False, "error": str(error)}))
+        sys.stdout.flush()

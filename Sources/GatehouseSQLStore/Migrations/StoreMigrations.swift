@@ -264,6 +264,10 @@ public enum StoreMigrations {
             SQLMigration(version: 22, name: "drop_refresh_tokens_by_client", sql: """
                 DROP INDEX IF EXISTS refresh_tokens_by_client;
                 """),
+            // The DPoP key a refresh family is bound to (RFC 9449 §5); every successor carries it on.
+            SQLMigration(version: 27, name: "refresh_tokens_dpop_jkt", sql: """
+                ALTER TABLE refresh_tokens ADD COLUMN dpop_jkt TEXT;
+                """),
             // WebAuthn credentials (passkeys, security keys) and each user's opaque user handle: the handle
             // is random, never the email, and is what a discoverable credential reports back.
             SQLMigration(version: 29, name: "webauthn_credentials", sql: """

@@ -122,6 +122,9 @@ public struct GatehouseApp: Sendable {
                                         reader: pages.reader, layout: pages.layout, keys: services.keys, settings: configuration.oauth,
                                         audit: services.audit, clock: services.clock)
         authorize.providerHint = providerWiring.signInHint(context: pages, services: services, publicBase: configuration.oauth.issuer)
+        let pushed = PushedAuthorizationRequests(store: database.flowStates, registry: services.tokens.registry, clock: services.clock)
+        authorize.pushed = pushed
+        PushedAuthorizationRoutes(pushed: pushed, registry: services.tokens.registry, origins: origins, log: log).register(into: &router)
         authorize.register(into: &router)
         LogoutRoutes(registry: services.tokens.registry, sessions: services.sessions, reader: pages.reader, layout: pages.layout,
                      keys: services.keys, settings: configuration.oauth, audit: services.audit, clock: services.clock)

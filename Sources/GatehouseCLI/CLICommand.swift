@@ -30,6 +30,9 @@ enum ExitCode {
         case let error as UsageError:
             printError("gatehouse: \(error.message)")
             return usage
+        case let error as RuntimeFailure:
+            printError("gatehouse: \(error.message)")
+            return failure
         case let error as ConfigurationError:
             printError("gatehouse: \(error)")
             return usage
@@ -44,6 +47,9 @@ enum ExitCode {
 }
 
 struct UsageError: Error { let message: String }
+
+/// A well-formed command the data refuses (no such user or client, the email is taken): exit 1, not 2.
+struct RuntimeFailure: Error { let message: String }
 
 /// `--name value` / `--flag` options after the subcommand.
 struct CommandOptions {

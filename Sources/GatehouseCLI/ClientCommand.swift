@@ -94,7 +94,7 @@ enum ClientCommand: CLICommand {
 
     private static func find(_ options: CommandOptions, _ context: OperatorContext) async throws -> OAuthClient {
         guard let id = options.value("--id") else { throw UsageError(message: "this action needs --id") }
-        guard let client = try await context.database.oauthClients.find(id: id) else { throw UsageError(message: "no client \(id)") }
+        guard let client = try await context.database.oauthClients.find(id: id) else { throw RuntimeFailure(message: "no client \(id)") }
         return client
     }
 

@@ -8,13 +8,17 @@ struct TokenRoutes: Sendable {
     let tokens: TokenService
     let origins: WebOriginCache
     let log: ServerLog
+    /// Counts issued token responses by grant type.
+    let issued: Counter
 
     func register(into router: inout Router) {
         router.post("/oauth/token") { request async in
             await answer(request) { parameters in
                 let credentials = try OAuthResponses.clientCredentials(request, parameters)
-                return OAuthResponses.json(object: try await tokens.token(parameters: parameters, credentials: credentials,
-                                                                         context: request.clientContext).jsonObject)
+                let response = try await tokens.token(parameters: parameters, credentials: credentials, context: request.clientContext)
+                // Only grants that succeeded, so the label set stays the supported grants.
+                issued.increment([parameters["grant_type"] ?? ""])
+                return OAuthResponses.json(object: response.jsonObject)
             }
         }
         router.post("/oauth/revoke") { request async in

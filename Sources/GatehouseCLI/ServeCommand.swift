@@ -14,6 +14,8 @@ enum ServeCommand: CLICommand {
 
         Applies pending database migrations, then serves HTTP until SIGINT or SIGTERM, when it stops
         accepting connections, lets requests in flight finish (http.shutdown_grace_seconds) and exits 0.
+        SIGHUP re-reads the configuration file: clients, providers, rate limits, mail, sessions and the
+        rest apply at once; socket settings (http.* limits, metrics.listen) are logged as needing a restart.
         Under systemd (Type=notify) it reports READY=1 once migrated and listening, STOPPING=1 at the
         signal, and pings the watchdog (WatchdogSec) while it serves.
 
@@ -40,6 +42,7 @@ enum ServeCommand: CLICommand {
         let systemd = SystemdNotifier(environment: environment)
         // Catch SIGINT/SIGTERM from the start, so a signal during start-up also ends in a clean stop.
         let shutdown = ShutdownSignal.install()
+        let reloads = ReloadSignal.install()
         // Secrets first: a missing key for a shared database is a configuration error, before any I/O.
         _ = try ServerSecrets.load(environment: environment, databaseURL: configuration.databaseURL)
         let database = try await DatabaseOpener.open(url: configuration.databaseURL)
@@ -69,6 +72,14 @@ enum ServeCommand: CLICommand {
         // tokens: the job runner) at a time.
         let maintenance = app.makeMaintenance()
         maintenance.start()
+        let reload = ConfigurationReload(environment: environment, configPath: options.value("--config"), database: database,
+                                         secrets: secrets, log: log, systemd: systemd, server: server, metricsServer: metricsServer)
+        // One reload at a time; at shutdown the sequence ends and the last maintenance service is handed back.
+        let reloader = Task {
+            var running = ConfigurationReload.Running(loaded: configuration, app: app, maintenance: maintenance)
+            for await _ in reloads.requests { running = await reload.reload(running) }
+            return running.maintenance
+        }
         log.info("gatehouse listening", [("listen", "\(configuration.http.listen.host):\(port)"),
                                          ("public_url", configuration.publicURL.absoluteString),
                                          ("database", configuration.databaseURL.hasPrefix("sqlite:") ? configuration.databaseURL : "postgres")])
@@ -81,10 +92,11 @@ enum ServeCommand: CLICommand {
         systemd.notify("STOPPING=1\nSTATUS=draining requests in flight")
         watchdog?.cancel()
         log.info("shutting down", [("signal", signal)])
+        reloads.finish()
         if let metricsServer { await metricsServer.stop() }
         let drained = await server.stop()
         if !drained { log.error("requests still running at the shutdown deadline; exiting anyway") }
-        await maintenance.stop()
+        await reloader.value.stop()
         await database.close()
         log.info("stopped")
         return ExitCode.success

@@ -22,7 +22,10 @@ public final class HTTPServer: Sendable {
         }
     }
 
-    let pipeline: RequestPipeline
+    /// Swapped whole by `replacePipeline` (a configuration reload); reading it costs a lock and one retain.
+    private let currentPipeline: Mutex<RequestPipeline>
+    /// The pipeline a request arriving now goes through.
+    var pipeline: RequestPipeline { currentPipeline.withLock { $0 } }
     public let configuration: HTTPServerConfiguration
     /// Requests whose connection is suspended (handled by a task); shutdown waits for them.
     let suspended = Atomic<Int>(0)
@@ -40,7 +43,7 @@ public final class HTTPServer: Sendable {
     private let retainedSelf = Mutex<UInt?>(nil)
 
     public init(pipeline: RequestPipeline, configuration: HTTPServerConfiguration) {
-        self.pipeline = pipeline
+        currentPipeline = Mutex(pipeline)
         self.configuration = configuration
     }
 
@@ -118,6 +121,10 @@ public final class HTTPServer: Sendable {
         }
         return finished
     }
+
+    /// Sends requests that arrive from now on through `pipeline`; requests already started finish on the
+    /// old one. Socket settings (`configuration`) stay as they are.
+    public func replacePipeline(_ pipeline: RequestPipeline) { currentPipeline.withLock { $0 = pipeline } }
 
     /// Connections accepted past the caps into the health-check reserve and not yet closed.
     public var healthCheckReserveInUse: Int { gate.withLock { $0 }?.reservedInUse ?? 0 }

@@ -1,8 +1,8 @@
 """The sd_notify protocol as systemd speaks it, without systemd: this container has no systemd as PID 1, so
 the test plays systemd's side itself. It binds a unix datagram socket, passes it as NOTIFY_SOCKET (with
 WATCHDOG_USEC, as a unit with WatchdogSec= does) to a real `gatehouse serve`, and reads what arrives:
-READY=1 only once migrations are applied and the port answers, WATCHDOG=1 pings while serving, STOPPING=1
-at SIGTERM, then a clean exit."""
+READY=1 only once migrations are applied and the port answers, WATCHDOG=1 pings while serving,
+RELOADING=1 and READY=1 around a SIGHUP reload, STOPPING=1 at SIGTERM, then a clean exit."""
 import os
 import signal
 import socket
@@ -61,6 +61,12 @@ def test_ready_after_migrations_and_listening_then_watchdog_then_stopping():
         # The watchdog: pinged at half of WATCHDOG_USEC (0.2 s), so several pings within 1.5 s.
         pings = [m for m in receive(sock, "NEVER", timeout=1.5) if m.get("WATCHDOG") == "1"]
         assert len(pings) >= 4, f"only {len(pings)} watchdog pings in 1.5 s"
+
+        # A reload (ExecReload sends SIGHUP): RELOADING=1 with the monotonic time, then READY=1 again.
+        server.send_signal(signal.SIGHUP)
+        reload = [m for m in receive(sock, "READY", timeout=15) if "WATCHDOG" not in m]
+        assert reload and reload[0].get("RELOADING") == "1" and int(reload[0]["MONOTONIC_USEC"]) > 0, reload
+        assert reload[-1].get("READY") == "1"
 
         server.send_signal(signal.SIGTERM)
         stopping = receive(sock, "STOPPING", timeout=10)

@@ -29,16 +29,18 @@ public struct GatehouseApp: Sendable {
     ///   - mailer: defaults to the log mailer.
     ///   - wrapProviderTransport: wraps the transport to upstream providers (tests inject faults).
     ///   - demoProviders: the simulated providers demo mode mounts (`SimulatedDemoProviders` from `GatehouseDemo`).
+    ///   - metrics: the counters to keep counting in (a configuration reload passes the running app's).
     public init(configuration: GatehouseConfiguration, database: any GatehouseDatabase, secrets: ServerSecrets,
                 log: ServerLog = ServerLog(), accessLogSink: AccessLogMiddleware.Sink? = nil, mailer: (any Mailer)? = nil,
                 clock: IdentityClock = .system, readiness: OperationsRoutes.ReadinessCheck? = nil,
                 wrapProviderTransport: (@Sendable (any ProviderTransport) -> any ProviderTransport)? = nil,
-                demoProviders: (any DemoProviders)? = nil, outboundTransport: (any OutboundTransport)? = nil) {
+                demoProviders: (any DemoProviders)? = nil, outboundTransport: (any OutboundTransport)? = nil,
+                metrics: ServerMetrics? = nil) {
         var configuration = configuration
         let simulator = ProviderWiring.prepareDemo(&configuration, providers: demoProviders, clock: clock, log: log)
         self.configuration = configuration
         self.log = log
-        let metrics = ServerMetrics(providers: configuration.providers.enabledIDs)
+        let metrics = metrics ?? ServerMetrics(providers: configuration.providers.enabledIDs)
         let databaseErrors = metrics.databaseErrors
         self.metrics = metrics
         // Built once, in dependency order: the providers and the native sign-ins before the token service,

@@ -88,16 +88,19 @@ struct ConfigurationReload: Sendable {
 final class ReloadSignal: Sendable {
     let requests: AsyncStream<Void>
     private let continuation: AsyncStream<Void>.Continuation
-    private let source: Mutex<(any DispatchSourceSignal)?> = Mutex(nil)
+    /// Kept for the process's life: a released source stops delivering.
+    private let sources = Mutex<[any DispatchSourceSignal]>([])
 
     /// Call at the very start: SIGHUP's default action ends the process.
     static func install() -> ReloadSignal {
         signal(SIGHUP, SIG_IGN)
         let reload = ReloadSignal()
-        let source = DispatchSource.makeSignalSource(signal: SIGHUP, queue: DispatchQueue(label: "gatehouse.reload"))
-        source.setEventHandler { [continuation = reload.continuation] in continuation.yield() }
-        source.resume()
-        reload.source.withLock { $0 = source }
+        reload.sources.withLock { sources in
+            let source = DispatchSource.makeSignalSource(signal: SIGHUP, queue: DispatchQueue(label: "gatehouse.reload"))
+            source.setEventHandler { reload.fire() }
+            source.resume()
+            sources.append(source)
+        }
         return reload
     }
 
@@ -105,6 +108,8 @@ final class ReloadSignal: Sendable {
         // Several signals during one reload make one more reload, not a queue of them.
         (requests, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
+
+    private func fire() { continuation.yield() }
 
     /// Ends the sequence (at shutdown).
     func finish() { continuation.finish() }

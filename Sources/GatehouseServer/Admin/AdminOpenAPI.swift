@@ -1,4 +1,5 @@
 import Foundation
+import GatehouseHTTP
 import GatehouseIdentity
 
 /// The OpenAPI 3.1 description of `/admin/v1/`, served at `/admin/v1/openapi.json`, validated by

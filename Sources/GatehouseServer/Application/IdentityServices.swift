@@ -45,7 +45,7 @@ public struct IdentityServices: Sendable {
                           signIns: @escaping @Sendable (AuditEventType, String?, ClientContext, [String: String]) -> Void,
                           events: OutboundEvents?) -> AuditTrail {
         let securityLog = SecurityEventLog(log: log).observe
-        AuditTrail(store: database.auditLog, clock: clock, onFailure: { error in
+        return AuditTrail(store: database.auditLog, clock: clock, onFailure: { error in
             databaseErrors.increment(["audit"])
             log.error("audit write failed", [("error", String(describing: error))])
         }, observe: { type, userId, context, details in

@@ -39,6 +39,10 @@ enum ExitCode {
         case let error as StoreError where error.kind == .schemaTooNew:
             printError("gatehouse: \(error)")
             return schemaTooNew
+        case let error as StoreError where error.kind == .unavailable:
+            // The operator's terminal or journal, not an HTTP body: the library's reason, host and port.
+            printError("gatehouse: database unavailable: \(error.detail)")
+            return failure
         default:
             printError("gatehouse: \(error)")
             return failure

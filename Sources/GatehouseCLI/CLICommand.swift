@@ -30,12 +30,19 @@ enum ExitCode {
         case let error as UsageError:
             printError("gatehouse: \(error.message)")
             return usage
+        case let error as RuntimeFailure:
+            printError("gatehouse: \(error.message)")
+            return failure
         case let error as ConfigurationError:
             printError("gatehouse: \(error)")
             return usage
         case let error as StoreError where error.kind == .schemaTooNew:
             printError("gatehouse: \(error)")
             return schemaTooNew
+        case let error as StoreError where error.kind == .unavailable:
+            // The operator's terminal or journal, not an HTTP body: the library's reason, host and port.
+            printError("gatehouse: database unavailable: \(error.detail)")
+            return failure
         default:
             printError("gatehouse: \(error)")
             return failure
@@ -44,6 +51,9 @@ enum ExitCode {
 }
 
 struct UsageError: Error { let message: String }
+
+/// A well-formed command the data refuses (no such user or client, the email is taken): exit 1, not 2.
+struct RuntimeFailure: Error { let message: String }
 
 /// `--name value` / `--flag` options after the subcommand.
 struct CommandOptions {

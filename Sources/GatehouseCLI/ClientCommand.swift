@@ -9,13 +9,14 @@ enum ClientCommand: CLICommand {
     static let summary = "Register and manage OAuth clients"
     static let options = ["--config": true, "--id": true, "--name": true, "--type": true, "--redirect-uri": true,
                           "--post-logout-redirect-uri": true, "--grant": true, "--first-party": false, "--scope": true,
-                          "--allow-localhost": false, "--web-origin": true, "--id-token-signed-response-alg": true]
+                          "--allow-localhost": false, "--web-origin": true, "--id-token-signed-response-alg": true, "--admin": false]
     static let help = """
         Usage: gatehouse client create --name N --type public|confidential --redirect-uri U [--redirect-uri U …]
                                        [--grant authorization_code|refresh_token|password|client_credentials …]
                                        [--first-party] [--scope S …] [--post-logout-redirect-uri U …]
                                        [--web-origin https://app.example …] [--allow-localhost] [--id ID]
                                        [--id-token-signed-response-alg RS256|ES256]
+               gatehouse client create --admin --name N [--id ID]
                gatehouse client list
                gatehouse client show --id ID
                gatehouse client update --id ID [any create option; repeatable options replace the lists]
@@ -26,6 +27,8 @@ enum ClientCommand: CLICommand {
         private-use schemes (com.example.app:/callback); http://localhost only with --allow-localhost.
         Grants default to authorization_code + refresh_token; the password grant needs --first-party.
         ID tokens are signed RS256 unless the client asks for ES256 (--id-token-signed-response-alg).
+        --admin registers a client of the admin API (/admin/v1/): confidential, the client_credentials
+        grant and the admin scope only; it takes a token with scope=admin at /oauth/token.
         """
 
     static func run(options: inout CommandOptions, environment: [String: String]) async throws -> Int32 {
@@ -36,6 +39,15 @@ enum ClientCommand: CLICommand {
             switch options.positional.first {
             case "create":
                 guard let name = options.value("--name") else { throw UsageError(message: "client create needs --name") }
+                if options.flag("--admin") {
+                    try createAdmin(name: name, options: options)
+                    let (client, secret) = try await registry.register(ClientRegistration(
+                        id: options.value("--id"), name: name, kind: .confidential, redirectURIs: [], grantTypes: ["client_credentials"],
+                        scopes: ["admin"], metadata: ClientMetadata.setting("admin", to: true, in: "{}")))
+                    print("client_id: \(client.id)")
+                    if let secret { print("client_secret: \(secret)\n(shown once: store it now)") }
+                    break
+                }
                 let kind = try parseKind(options.value("--type") ?? "")
                 let registration = ClientRegistration(
                     id: options.value("--id"), name: name, kind: kind, redirectURIs: options.all("--redirect-uri"),
@@ -87,6 +99,14 @@ enum ClientCommand: CLICommand {
         return ExitCode.success
     }
 
+    /// An admin client is exactly the shape the admin API accepts; options that would change it are refused.
+    private static func createAdmin(name: String, options: CommandOptions) throws {
+        for option in ["--type", "--redirect-uri", "--post-logout-redirect-uri", "--grant", "--scope", "--web-origin",
+                       "--first-party", "--allow-localhost", "--id-token-signed-response-alg"] where options.flag(option) {
+            throw UsageError(message: "--admin takes only --name and --id (not \(option))")
+        }
+    }
+
     private static func parseKind(_ text: String) throws -> OAuthClient.Kind {
         guard let kind = OAuthClient.Kind(rawValue: text) else { throw UsageError(message: "--type must be public or confidential") }
         return kind
@@ -94,7 +114,7 @@ enum ClientCommand: CLICommand {
 
     private static func find(_ options: CommandOptions, _ context: OperatorContext) async throws -> OAuthClient {
         guard let id = options.value("--id") else { throw UsageError(message: "this action needs --id") }
-        guard let client = try await context.database.oauthClients.find(id: id) else { throw UsageError(message: "no client \(id)") }
+        guard let client = try await context.database.oauthClients.find(id: id) else { throw RuntimeFailure(message: "no client \(id)") }
         return client
     }
 

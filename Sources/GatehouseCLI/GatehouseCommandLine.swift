@@ -2,7 +2,7 @@ import Foundation
 
 /// `gatehouse <command> [options]`: dispatches to a subcommand and maps failures to exit codes.
 ///
-/// Exit codes: 0 success, 1 runtime failure (database, network, port in use), 2 usage or
+/// Exit codes: 0 success, 1 runtime failure (database, network, port in use, no such user), 2 usage or
 /// configuration error, 3 the database schema is newer than this build.
 enum GatehouseCommandLine {
     static let commands: [any CLICommand.Type] = [
@@ -23,7 +23,7 @@ enum GatehouseCommandLine {
 
         Exit codes:
           0  success
-          1  runtime failure (database unavailable, port in use, …)
+          1  runtime failure (database unavailable, port in use, no such user or client, email taken)
           2  usage or configuration error (the message names the key and the problem)
           3  the database schema is newer than this build (upgrade Gatehouse, do not downgrade)
         """

@@ -24,7 +24,7 @@ struct OperatorContext {
 
     func user(email: String) async throws -> User {
         guard let address = EmailAddress(email), let user = try await database.users.find(email: address.value) else {
-            throw UsageError(message: "no account with email \(email)")
+            throw RuntimeFailure(message: "no account with email \(email)")
         }
         return user
     }

@@ -44,6 +44,8 @@ enum UserCommand: CLICommand {
                                                                                 verified: options.flag("--verified"))
                 print("created \(user.email) (id \(user.id))")
             } catch let error as AccountError {
+                // A taken email is the data's answer; a weak password is the operator's input.
+                if case .emailTaken = error { throw RuntimeFailure(message: error.message) }
                 throw UsageError(message: error.message)
             }
         case "list":

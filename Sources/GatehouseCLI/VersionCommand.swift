@@ -1,3 +1,4 @@
+import GatehouseServer
 import GatehouseStore
 
 /// `gatehouse version`.
@@ -6,10 +7,9 @@ enum VersionCommand: CLICommand {
     static let summary = "Print the version and supported schema"
     static let options: [String: Bool] = [:]
     static let help = "Usage: gatehouse version\n\nPrints Gatehouse's version and the database schema version it supports."
-    static let version = "0.1.0"
 
     static func run(options: inout CommandOptions, environment: [String: String]) async throws -> Int32 {
-        print("gatehouse \(version) (schema \(StoreSchema.latestVersion))")
+        print("gatehouse \(GatehouseBuild.version) (schema \(StoreSchema.latestVersion))")
         return ExitCode.success
     }
 }

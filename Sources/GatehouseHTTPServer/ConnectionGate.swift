@@ -60,6 +60,11 @@ final class ConnectionGate: Sendable {
     var reservedInUse: Int { shared.withLock { $0.reserved } }
     private let stopping = Atomic<Bool>(false)
     private let running = Atomic<Bool>(false)
+    /// Set by `stopAccepting`; the loop then closes the listening socket itself (never under its poll).
+    private let closeListener = Atomic<Bool>(false)
+    private let listenerClosed = Atomic<Bool>(false)
+    /// Connections accepted and still being screened (the loop's own table, counted for `isQuiet`).
+    private let screeningCount = Atomic<Int>(0)
 
     init(listenFD: Int32, daemon: DaemonHandle, limits: Limits) {
         self.listenFD = listenFD; self.daemon = daemon; self.limits = limits
@@ -72,12 +77,35 @@ final class ConnectionGate: Sendable {
         thread.start()
     }
 
-    /// Stops accepting: closes the listening socket and every connection still being screened. Returns
-    /// once the loop has exited.
+    /// Refuses new connections (the listening socket is closed) while the connections already accepted
+    /// keep being screened, handed over and swept, so each request already sent still gets an answer.
+    func stopAccepting() async {
+        closeListener.store(true, ordering: .releasing)
+        while running.load(ordering: .acquiring), !listenerClosed.load(ordering: .acquiring) {
+            try? await Task.sleep(for: .milliseconds(2))
+        }
+    }
+
+    /// Whether no connection has a request under way: none is being screened, and every daemon
+    /// connection sits idle between requests with nothing unread in its socket.
+    var isQuiet: Bool {
+        guard screeningCount.load(ordering: .acquiring) == 0 else { return false }
+        // Under the lock `closed` takes, so each descriptor is still the connection's.
+        return shared.withLock { state in
+            state.handedOverAt.isEmpty && state.watches.values.allSatisfy { watch in
+                var unread: Int32 = 0
+                return watch.phase == .idle && ioctl(watch.fd, UInt(FIONREAD), &unread) == 0 && unread == 0
+            }
+        }
+    }
+
+    /// Stops the loop: closes the listening socket (if `stopAccepting` has not) and every connection
+    /// still being screened. Returns once the loop has exited.
     func stop() async {
+        closeListener.store(true, ordering: .releasing)
         guard !stopping.exchange(true, ordering: .acquiringAndReleasing) else { return }
         while running.load(ordering: .acquiring) { try? await Task.sleep(for: .milliseconds(2)) }
-        close(listenFD)
+        if !listenerClosed.exchange(true, ordering: .acquiringAndReleasing) { close(listenFD) }
     }
 
     // MARK: libmicrohttpd's side (called on its threads)
@@ -135,8 +163,14 @@ final class ConnectionGate: Sendable {
         var lastSweep: Int64 = 0
         var fds: [pollfd] = []
         while !stopping.load(ordering: .acquiring) {
+            if closeListener.load(ordering: .acquiring), !listenerClosed.load(ordering: .acquiring) {
+                close(listenFD)
+                listenerClosed.store(true, ordering: .releasing)
+            }
+            screeningCount.store(screening.count, ordering: .releasing)
             fds.removeAll(keepingCapacity: true)
-            fds.append(pollfd(fd: listenFD, events: Int16(POLLIN), revents: 0))
+            // Once closed, a negative descriptor keeps the slot (poll ignores it) so indices stay put.
+            fds.append(pollfd(fd: listenerClosed.load(ordering: .acquiring) ? -1 : listenFD, events: Int16(POLLIN), revents: 0))
             var nextRecheck: Int64 = .max
             for (fd, entry) in screening {
                 if let recheck = entry.recheckAt { nextRecheck = min(nextRecheck, recheck) } else {
@@ -149,7 +183,7 @@ final class ConnectionGate: Sendable {
             if stopping.load(ordering: .acquiring) { break }
             let now = MonotonicClock.milliseconds()
             if ready > 0 {
-                if fds[0].revents & Int16(POLLIN) != 0 { acceptAll(into: &screening, now: now) }
+                if fds[0].fd >= 0, fds[0].revents & Int16(POLLIN) != 0 { acceptAll(into: &screening, now: now) }
                 for entry in fds.dropFirst(1) where entry.revents != 0 {
                     screen(entry.fd, &screening, buffer: buffer, now: now)
                 }
@@ -163,6 +197,7 @@ final class ConnectionGate: Sendable {
                 sweepDaemonConnections(now: now)
             }
         }
+        screeningCount.store(0, ordering: .releasing)
         for fd in screening.keys { close(fd) }
         shared.withLock { state in
             for (_, entry) in screening { Self.release(entry.key, reserved: entry.reserved, in: &state) }

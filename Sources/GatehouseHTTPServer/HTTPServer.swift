@@ -22,7 +22,10 @@ public final class HTTPServer: Sendable {
         }
     }
 
-    let pipeline: RequestPipeline
+    /// Swapped whole by `replacePipeline` (a configuration reload); reading it costs a lock and one retain.
+    private let currentPipeline: Mutex<RequestPipeline>
+    /// The pipeline a request arriving now goes through.
+    var pipeline: RequestPipeline { currentPipeline.withLock { $0 } }
     public let configuration: HTTPServerConfiguration
     /// Requests whose connection is suspended (handled by a task); shutdown waits for them.
     let suspended = Atomic<Int>(0)
@@ -40,7 +43,7 @@ public final class HTTPServer: Sendable {
     private let retainedSelf = Mutex<UInt?>(nil)
 
     public init(pipeline: RequestPipeline, configuration: HTTPServerConfiguration) {
-        self.pipeline = pipeline
+        currentPipeline = Mutex(pipeline)
         self.configuration = configuration
     }
 
@@ -93,23 +96,40 @@ public final class HTTPServer: Sendable {
         return port
     }
 
-    /// Stops accepting, lets requests in flight — those being handled and those whose body is still
-    /// arriving — finish within the grace period, then stops the daemon. Returns false when requests were
-    /// still running at the deadline. With handlers still suspended the daemon is left as it is (stopping
-    /// it then would abort the process; the caller exits).
+    /// Stops accepting, lets requests in flight — those being handled, those whose body is still
+    /// arriving, and those already sent on a kept-alive connection (answered 503 with `Connection: close`)
+    /// — finish within the grace period, then stops the daemon once every connection is idle with nothing
+    /// unread. Returns false when requests were still running at the deadline. With handlers still
+    /// suspended the daemon is left as it is (stopping it then would abort the process; the caller exits).
     @discardableResult
     public func stop() async -> Bool {
         guard let handle = daemon.withLock({ $0 }) else { return true }
         // Closing the listening socket refuses new connections at once; requests arriving on kept-alive
         // connections from now on get 503.
         draining.store(true, ordering: .releasing)
-        if let gate = gate.withLock({ $0 }) { await gate.stop() }
+        let gate = gate.withLock { $0 }
+        await gate?.stopAccepting()
         let deadline = ContinuousClock.now + .milliseconds(Int(configuration.shutdownGraceSeconds * 1000))
         var finished = true
-        while suspended.load(ordering: .acquiring) > 0 || active.load(ordering: .acquiring) > 0 {
-            if ContinuousClock.now >= deadline { finished = false; break }
+        // Quiet for a moment, not an instant: a head libmicrohttpd has read but not yet parsed shows
+        // neither as unread bytes nor as a request, and becomes one within milliseconds.
+        var quietSince: ContinuousClock.Instant?
+        while true {
+            let busy = suspended.load(ordering: .acquiring) > 0 || active.load(ordering: .acquiring) > 0
+            if busy { quietSince = nil }
+            if !busy {
+                if gate?.isQuiet ?? true {
+                    let since = quietSince ?? ContinuousClock.now
+                    quietSince = since
+                    if ContinuousClock.now - since >= .milliseconds(50) { break }
+                } else {
+                    quietSince = nil
+                }
+            }
+            if ContinuousClock.now >= deadline { finished = !busy; break }
             try? await Task.sleep(for: .milliseconds(5))
         }
+        await gate?.stop()
         if suspended.load(ordering: .acquiring) > 0 { return false }
         MHD_stop_daemon(handle.pointer)
         daemon.withLock { $0 = nil }
@@ -118,6 +138,10 @@ public final class HTTPServer: Sendable {
         }
         return finished
     }
+
+    /// Sends requests that arrive from now on through `pipeline`; requests already started finish on the
+    /// old one. Socket settings (`configuration`) stay as they are.
+    public func replacePipeline(_ pipeline: RequestPipeline) { currentPipeline.withLock { $0 = pipeline } }
 
     /// Connections accepted past the caps into the health-check reserve and not yet closed.
     public var healthCheckReserveInUse: Int { gate.withLock { $0 }?.reservedInUse ?? 0 }

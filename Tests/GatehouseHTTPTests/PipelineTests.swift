@@ -1,4 +1,5 @@
 import GatehouseHTTP
+import GatehouseNetwork
 import GatehouseTesting
 import Synchronization
 import Foundation
@@ -112,5 +113,23 @@ import Testing
         metrics.render(into: &text)
         #expect(text.output.contains("gatehouse_http_requests_total{route=\"/users/{id}\",method=\"GET\",status=\"200\"} 3"))
         #expect(text.output.contains("gatehouse_http_request_duration_seconds_count{route=\"/users/{id}\"} 3"))
+    }
+}
+
+@Suite struct RequestIDTrustTests {
+    static func pipeline() -> RequestPipeline {
+        var router = Router()
+        router.get("/ok") { _ in .text("ok") }
+        let proxies = ClientAddressResolver(trustedProxies: [IPNetwork("10.0.0.0/8")!])
+        return RequestPipeline(router: router, middleware: [RequestIDMiddleware(trustedProxies: proxies), ClientAddressMiddleware(resolver: proxies)])
+    }
+
+    @Test func anIncomingIDIsTakenOnlyFromATrustedProxy() async throws {
+        let viaProxy = InProcessClient(Self.pipeline(), remoteAddress: "10.1.2.3")
+        #expect(try await viaProxy.get("/ok", headers: ["X-Request-Id": "proxy-id-1", "X-Forwarded-For": "203.0.113.7"])
+            .headers["X-Request-Id"] == "proxy-id-1")
+        let direct = InProcessClient(Self.pipeline(), remoteAddress: "203.0.113.7")
+        let made = try await direct.get("/ok", headers: ["X-Request-Id": "chosen-by-client"]).headers["X-Request-Id"]
+        #expect(made != nil && made != "chosen-by-client" && made!.count == 24, "a client's own id is replaced")
     }
 }

@@ -35,6 +35,7 @@ import Testing
         let service = MaintenanceService(database: database, settings: .init(interval: 60, batchSize: 1), clock: clock.identity)
         let report = try await service.runOnce()
         #expect(report.skipped == false)
+        #expect(report.purged.map(\.table) == MaintenanceService.purgedTables, "the list metrics seed at 0")
         let byTable = Dictionary(uniqueKeysWithValues: report.purged.map { ($0.table, $0.rows) })
         #expect(byTable["sessions"] == 2)
         #expect(byTable["flow_states"] == 2)

@@ -116,7 +116,7 @@ import Testing
         #expect(created.status == 0 && created.stdout.contains("created op@example.com"))
         #expect(!created.stdout.contains("a good long password") && !created.stderr.contains("a good long password"))
         let duplicate = try await Self.run(["user", "create", "--email", "op@example.com"], environment: env)
-        #expect(duplicate.status == 2 && duplicate.stderr.contains("already exists"))
+        #expect(duplicate.status == 1 && duplicate.stderr.contains("already exists"), "the data refuses it: a runtime failure")
         let weak = try await Self.run(["user", "create", "--email", "weak@example.com", "--password-stdin"], environment: env, input: "short\n")
         #expect(weak.status == 2)
         let list = try await Self.run(["user", "list"], environment: env)
@@ -130,7 +130,8 @@ import Testing
         #expect(audit.stdout.contains("account.disabled") && audit.stdout.contains("sign_up"))
         #expect(try await Self.run(["user", "delete", "--email", "op@example.com"], environment: env).status == 0)
         let missing = try await Self.run(["user", "delete", "--email", "op@example.com"], environment: env)
-        #expect(missing.status == 2 && missing.stderr.contains("no account"))
+        #expect(missing.status == 1 && missing.stderr.contains("no account"), "an unknown user is a runtime failure")
+        #expect(try await Self.run(["session", "revoke", "--email", "nobody@example.com"], environment: env).status == 1)
         #expect(try await Self.run(["user", "frob"], environment: env).status == 2)
         #expect(try await Self.run(["migrate", "stray"], environment: env).status == 2)
     }

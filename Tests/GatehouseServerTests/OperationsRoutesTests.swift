@@ -51,7 +51,7 @@ import Testing
         #expect(try await InProcessClient(app.pipeline).get("/readyz").status == 200)
         await database.close()
         #expect(try await InProcessClient(app.pipeline).get("/readyz").status == 503)
-        #expect(app.databaseErrors.value(["readyz"]) == 1)
+        #expect(app.metrics.databaseErrors.value(["readyz"]) == 1)
     }
 
     @Test func metricsExposeRequestsAndDatabaseErrors() async throws {
@@ -59,7 +59,7 @@ import Testing
         let client = InProcessClient(app.pipeline)
         _ = try await client.get("/healthz")
         _ = try await client.get("/readyz")
-        let metrics = try await client.get("/metrics")
+        let metrics = try await InProcessClient(app.metricsPipeline).get("/metrics")
         #expect(metrics.status == 200)
         #expect(metrics.headers["Content-Type"]?.hasPrefix("text/plain; version=0.0.4") == true)
         #expect(metrics.text.contains(#"gatehouse_http_requests_total{route="/healthz",method="GET",status="200"} 1"#))

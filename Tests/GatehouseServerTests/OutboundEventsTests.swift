@@ -264,7 +264,7 @@ struct OutboundEventsTests {
         _ = try await fixture.app.processOutboundDeliveries()
         #expect(fixture.transport.posts.all.count == before)
         #expect(try await fixture.database.outboundDeliveries.list(limit: 10).isEmpty)
-        let metrics = try await InProcessClient(fixture.app.pipeline).send(.get, "/metrics", headers: [:], body: [])
+        let metrics = try await InProcessClient(fixture.app.metricsPipeline).send(.get, "/metrics", headers: [:], body: [])
         #expect(metrics.text.contains(#"gatehouse_outbound_deliveries_total{kind="webhook",outcome="dropped"} 2"#), "\(metrics.text)")
     }
 

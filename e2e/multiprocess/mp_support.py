@@ -21,6 +21,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 from conftest import BINARY, ROOT, GatehouseProcess  # noqa: E402
 
 CLIENT_ID = "mp-app"
+METRICS_TOKEN = "mp-metrics-" + "0123456789abcdef" * 2
 CLIENT_SECRET = "multiprocess-client-secret-0123456789abc"
 REDIRECT = "http://127.0.0.1:9/mp/callback"   # nothing listens: the Location header carries the code
 PASSWORD = "a long enough password"
@@ -77,9 +78,12 @@ class Pair:
             "GATEHOUSE_SECRET_KEY": base64.b64encode(secrets.token_bytes(32)).decode(),
             # One issuer for both, as behind a load balancer.
             "GATEHOUSE_PUBLIC_URL": "http://127.0.0.1:18999",
+            # /metrics is served on the public port only behind a bearer token.
+            "GATEHOUSE_METRICS_TOKEN": METRICS_TOKEN,
         }
         self.config = {
             "access_log": False,
+            "metrics": {"bearer_token_env": "GATEHOUSE_METRICS_TOKEN"},
             "passwords": FAST_PASSWORDS,
             "clients": [{"id": CLIENT_ID, "name": "MP App", "type": "confidential", "secret": CLIENT_SECRET,
                          "redirect_uris": [REDIRECT], "grants": ["authorization_code", "refresh_token", "password"],

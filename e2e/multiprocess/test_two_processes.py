@@ -8,7 +8,7 @@ import time
 import pytest
 import requests
 
-from mp_support import (CLIENT_ID, REDIRECT, Database, Pair, account_page, authorization_code, race, sign_in,
+from mp_support import (CLIENT_ID, METRICS_TOKEN, REDIRECT, Database, Pair, account_page, authorization_code, race, sign_in,
                         token_request, wait_until)
 
 ROUNDS = 15
@@ -110,7 +110,8 @@ def test_background_maintenance_purges_expired_rows_from_one_process(pair):
     assert pair.database.query("SELECT count(*) FROM leases WHERE name = 'maintenance'") == "1"
     purged = [p for p in pair.processes if any("maintenance purged expired rows" in line for line in p.lines)]
     assert len(purged) == 1, "only the lease holder purges"
-    metrics = requests.get(purged[0].url + "/metrics", timeout=5).text
+    assert requests.get(purged[0].url + "/metrics", timeout=5).status_code == 401, "never anonymous on the public port"
+    metrics = requests.get(purged[0].url + "/metrics", headers={"Authorization": f"Bearer {METRICS_TOKEN}"}, timeout=5).text
     assert 'gatehouse_maintenance_purged_rows_total{table="rate_limits"}' in metrics
 
 

@@ -7,8 +7,12 @@ public final class Counter: Sendable {
     private let values = Mutex<[[String]: Double]>([:])
     private let labelNames: [String]
 
-    public init(name: String, help: String, labelNames: [String] = []) {
+    /// - Parameter initial: label values rendered at 0 before their first increment, so a dashboard's
+    ///   `rate()` sees every series from start (Prometheus' advice for known label sets).
+    public init(name: String, help: String, labelNames: [String] = [], initial: [[String]] = []) {
         self.name = name; self.help = help; self.labelNames = labelNames
+        precondition(initial.allSatisfy { $0.count == labelNames.count }, "label count mismatch for \(name)")
+        values.withLock { values in for labels in initial { values[labels] = 0 } }
     }
 
     public func increment(_ labelValues: [String] = [], by amount: Double = 1) {

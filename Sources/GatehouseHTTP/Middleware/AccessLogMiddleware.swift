@@ -17,7 +17,7 @@ public struct AccessLogMiddleware: Middleware {
     public func finish(_ request: Request, _ response: inout Response) {
         let elapsed = ContinuousClock.now - request.receivedAt
         let micros = elapsed.components.seconds * 1_000_000 + elapsed.components.attoseconds / 1_000_000_000_000
-        var line = "{\"level\":\"info\",\"msg\":\"request\",\"request_id\":"
+        var line = "{\"time\":\"" + LogTimestamp.now() + "\",\"level\":\"info\",\"msg\":\"request\",\"request_id\":"
         JSONText.appendString(request.requestID, to: &line)
         line += ",\"method\":"
         JSONText.appendString(request.method.rawValue, to: &line)

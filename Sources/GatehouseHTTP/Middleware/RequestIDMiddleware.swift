@@ -1,12 +1,18 @@
+import GatehouseNetwork
 import Synchronization
 
-/// Gives every request an id: the client's `X-Request-Id` when it is short and plain (so a proxy's id
-/// carries through), a fresh random one otherwise. The id is echoed back and appears in every log line.
+/// Gives every request an id: the `X-Request-Id` a trusted proxy sent when it is short and plain (so the
+/// proxy's id carries through), a fresh random one otherwise. The id is echoed back and appears in every log line.
 public struct RequestIDMiddleware: Middleware {
-    public init() {}
+    /// Whose `X-Request-Id` is taken; nil takes anyone's (a server only reachable through its proxy).
+    let trusted: ClientAddressResolver?
+
+    /// - Parameter trustedProxies: take an incoming id only from these peers (put this middleware
+    ///   before `ClientAddressMiddleware`, which replaces the peer address with the client's).
+    public init(trustedProxies: ClientAddressResolver? = nil) { trusted = trustedProxies }
 
     public func prepare(_ request: inout Request) throws(HTTPError) {
-        if let incoming = request.headers["X-Request-Id"], Self.isAcceptable(incoming) {
+        if let incoming = request.headers["X-Request-Id"], Self.isAcceptable(incoming), fromTrustedPeer(request) {
             request.requestID = incoming
         } else {
             request.requestID = Self.generate()
@@ -15,6 +21,13 @@ public struct RequestIDMiddleware: Middleware {
 
     public func finish(_ request: Request, _ response: inout Response) {
         response.headers.set("X-Request-Id", request.requestID)
+    }
+
+    /// A client could otherwise choose ids that collide with others' in the logs.
+    private func fromTrustedPeer(_ request: Request) -> Bool {
+        guard let trusted else { return true }
+        guard let peer = request.remoteAddress.flatMap(IPAddress.init) else { return false }
+        return trusted.isTrusted(peer)
     }
 
     static func isAcceptable(_ id: String) -> Bool {

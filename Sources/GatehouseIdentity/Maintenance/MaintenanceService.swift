@@ -138,6 +138,10 @@ public final class MaintenanceService: Sendable {
         try? await database.leases.release(name: Self.leaseName, holder: holder)
     }
 
+    /// The tables a run purges, in its order (what `Report.purged` lists; metrics show each from start).
+    public static let purgedTables = ["sessions", "authorization_codes", "flow_states", "one_time_tokens", "refresh_tokens",
+                                      "revoked_access_tokens", "rate_limits", "provider_events", "signing_keys"]
+
     /// Each table's batched purge, in a fixed order (children before what they might refer to).
     private func purges() -> [(String, @Sendable (Date, Int) async throws -> Int)] {
         let db = database

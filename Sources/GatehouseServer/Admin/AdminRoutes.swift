@@ -16,12 +16,15 @@ struct AdminRoutes: Sendable {
     let log: ServerLog
     let limiter: RateLimiter
     let limits: [RateLimitRule]
+    /// The public URL: the document's `servers` and token URL.
+    let issuer: String
 
     static let prefix = "/admin/v1"
 
     func register(into router: inout Router) {
+        let document = AdminOpenAPI.document(issuer: issuer)
         router.get(Self.prefix + "/openapi.json", head: .servedByGet) { _ in
-            var response = Response.json(bytes: AdminOpenAPI.document)
+            var response = Response.json(bytes: document)
             response.headers.set("Cache-Control", "no-cache")
             return response
         }

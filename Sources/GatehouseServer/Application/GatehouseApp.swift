@@ -12,8 +12,10 @@ import GatehouseStore
 public struct GatehouseApp: Sendable {
     public let configuration: GatehouseConfiguration
     public let pipeline: RequestPipeline
-    public let metrics: HTTPMetrics
-    public let databaseErrors: Counter
+    /// Everything `/metrics` shows (`ServerMetrics`).
+    public let metrics: ServerMetrics
+    /// Serves `metrics.listen`: `/metrics` and `/healthz` only.
+    public let metricsPipeline: RequestPipeline
     public let log: ServerLog
     public let services: IdentityServices
     /// The enabled sign-in providers (and the simulator in demo mode).
@@ -21,34 +23,32 @@ public struct GatehouseApp: Sendable {
     let providerRevocations: ProviderTokenRevocations
     /// Delivers the queued webhooks and back-channel logout tokens (a maintenance job).
     public let outbound: OutboundDeliveryWorker
-    /// Rows removed by background maintenance, by table (`MaintenanceService`).
-    public let maintenancePurged: Counter
 
     /// - Parameters:
     ///   - readiness: overrides the database ping behind `/readyz` (tests).
     ///   - mailer: defaults to the log mailer.
     ///   - wrapProviderTransport: wraps the transport to upstream providers (tests inject faults).
     ///   - demoProviders: the simulated providers demo mode mounts (`SimulatedDemoProviders` from `GatehouseDemo`).
+    ///   - metrics: the counters to keep counting in (a configuration reload passes the running app's).
     public init(configuration: GatehouseConfiguration, database: any GatehouseDatabase, secrets: ServerSecrets,
                 log: ServerLog = ServerLog(), accessLogSink: AccessLogMiddleware.Sink? = nil, mailer: (any Mailer)? = nil,
                 clock: IdentityClock = .system, readiness: OperationsRoutes.ReadinessCheck? = nil,
                 wrapProviderTransport: (@Sendable (any ProviderTransport) -> any ProviderTransport)? = nil,
-                demoProviders: (any DemoProviders)? = nil, outboundTransport: (any OutboundTransport)? = nil) {
+                demoProviders: (any DemoProviders)? = nil, outboundTransport: (any OutboundTransport)? = nil,
+                metrics: ServerMetrics? = nil) {
         var configuration = configuration
         let simulator = ProviderWiring.prepareDemo(&configuration, providers: demoProviders, clock: clock, log: log)
         self.configuration = configuration
         self.log = log
-        let metrics = HTTPMetrics()
-        let databaseErrors = Counter(name: "gatehouse_database_errors_total",
-                                     help: "Database operations that failed, by operation.", labelNames: ["operation"])
+        let metrics = metrics ?? ServerMetrics(providers: configuration.providers.enabledIDs)
+        let databaseErrors = metrics.databaseErrors
         self.metrics = metrics
-        self.databaseErrors = databaseErrors
         // Built once, in dependency order: the providers and the native sign-ins before the token service,
         // whose token-exchange grant verifies with them (no second, mutated copy of it).
         let events = IdentityServices.makeEvents(configuration: configuration, database: database, secrets: secrets,
                                                  clock: clock, log: log, databaseErrors: databaseErrors)
         let audit = IdentityServices.makeAudit(database: database, clock: clock, log: log, databaseErrors: databaseErrors,
-                                               events: events.isActive ? events : nil)
+                                               signIns: metrics.signInObserver, events: events.isActive ? events : nil)
         let clients = ClientRegistry(store: database.oauthClients, clock: clock)
         let providerWiring = ProviderWiring(configuration: configuration, database: database, clock: clock, audit: audit, secrets: secrets,
                                             simulator: simulator, wrapTransport: wrapProviderTransport, log: log)
@@ -59,12 +59,7 @@ public struct GatehouseApp: Sendable {
                                         mailer: mailer ?? configuration.smtp.map { SMTPMailer(configuration: $0) } ?? LogMailer(sink: log.sink), clock: clock, log: log,
                                         events: events, audit: audit, clients: clients,
                                         externalIDTokens: NativeIDTokenResolvers(apple: nativeApple, google: nativeGoogle))
-        let maintenancePurged = Counter(name: "gatehouse_maintenance_purged_rows_total",
-                                        help: "Expired rows removed by background maintenance, by table.", labelNames: ["table"])
-        self.maintenancePurged = maintenancePurged
-        let outboundAttempts = Counter(name: "gatehouse_outbound_deliveries_total",
-                                       help: "Webhook and back-channel logout delivery attempts, by kind and outcome.",
-                                       labelNames: ["kind", "outcome"])
+        let outboundAttempts = metrics.outboundDeliveries
         let layout = PageLayout(demo: configuration.demo)
         providers = providerWiring.registry
         providerRevocations = providerWiring.revocations
@@ -75,16 +70,20 @@ public struct GatehouseApp: Sendable {
                                           transport: outboundTransport ?? URLSessionOutboundTransport(), clock: clock,
                                           onAttempt: { delivery, outcome in
             outboundAttempts.increment([delivery.kind.rawValue, String(outcome.prefix { $0 != ":" })])
-            // Destination and event only: never the body, the signature or the secret.
-            log.info("outbound delivery", [("kind", delivery.kind.rawValue), ("event", delivery.eventType),
+            // Destination and event only: never the body, the signature or the secret. A failure is a warning.
+            (outcome == "delivered" ? log.info : log.warn)("outbound delivery", [("kind", delivery.kind.rawValue), ("event", delivery.eventType),
                                            ("destination", delivery.destination), ("attempt", String(delivery.attempts + 1)),
                                            ("outcome", outcome)])
         })
 
         var router = Router()
         // Bounded, so a stuck database turns the probe to 503 within seconds instead of hanging it.
-        OperationsRoutes(readiness: readiness ?? OperationsRoutes.withDeadline(3) { try await database.ping() }, metrics: metrics,
-                         databaseErrors: databaseErrors, log: log, extraCounters: [maintenancePurged, outboundAttempts]).register(into: &router)
+        let operations = OperationsRoutes(readiness: readiness ?? OperationsRoutes.withDeadline(3) { try await database.ping() },
+                                          metrics: metrics, settings: configuration.metrics, log: log)
+        operations.register(into: &router)
+        var metricsRouter = Router()
+        operations.registerMetricsListener(into: &metricsRouter)
+        metricsPipeline = RequestPipeline(router: metricsRouter, middleware: [MetricsMiddleware(metrics.http)])
         AssetRoutes.register(into: &router)
         // One context for every page route: the layout, the session reader and the shared screens' services.
         let pages = PageContext(layout: layout, reader: services.webSessions, database: database, audit: services.audit,
@@ -114,10 +113,10 @@ public struct GatehouseApp: Sendable {
                           issuer: services.tokens.issuer, publicOrigin: NativeAppleRoutes.origin(of: configuration.publicURL)).register(into: &router)
         NativeGoogleRoutes(signIn: nativeGoogle, sessions: services.sessions, cookies: services.webSessions.cookies,
                            issuer: services.tokens.issuer, publicOrigin: NativeAppleRoutes.origin(of: configuration.publicURL)).register(into: &router)
-        TokenRoutes(tokens: services.tokens, origins: origins, log: log).register(into: &router)
+        TokenRoutes(tokens: services.tokens, origins: origins, log: log, issued: metrics.tokensIssued).register(into: &router)
         AdminRoutes(administration: services.administration, tokens: services.tokens, log: log,
                     limiter: RateLimiter(store: services.database.rateLimits, clock: services.clock),
-                    limits: configuration.rateLimits.adminAPIPerClient).register(into: &router)
+                    limits: configuration.rateLimits.adminAPIPerClient, issuer: configuration.oauth.issuer).register(into: &router)
         var authorize = AuthorizeRoutes(parser: AuthorizationRequestParser(registry: services.tokens.registry), authorization: services.authorization,
                                         reader: pages.reader, layout: pages.layout, keys: services.keys, settings: configuration.oauth,
                                         audit: services.audit, clock: services.clock)
@@ -131,11 +130,12 @@ public struct GatehouseApp: Sendable {
             .register(into: &router)
 
         // First: every later step (logs, limits, sessions, audit) sees the client's address, not the proxy's.
-        var middleware: [any Middleware] = [ClientAddressMiddleware(resolver: configuration.clientAddresses), MetricsMiddleware(metrics)]
+        // Before it, the request id: taken from X-Request-Id only when the peer itself is a trusted proxy.
+        var middleware: [any Middleware] = [RequestIDMiddleware(trustedProxies: configuration.clientAddresses),
+                                            ClientAddressMiddleware(resolver: configuration.clientAddresses), MetricsMiddleware(metrics.http)]
         if configuration.accessLog {
             middleware.append(AccessLogMiddleware(sink: accessLogSink ?? AccessLogMiddleware.standardOutput))
         }
-        middleware.append(RequestIDMiddleware())
         middleware.append(SecurityHeadersMiddleware(https: configuration.isHTTPS))
         // Last in, first out: handlers see Gatehouse's own paths; what leaves gets the public prefix (one origin).
         middleware.append(BasePathMiddleware(configuration.basePath))
@@ -166,5 +166,14 @@ public struct GatehouseApp: Sendable {
         // The health-check reserve serves these past the connection caps (under the public path, if any).
         http.healthCheckPaths = [configuration.basePath.prefix + "/healthz", configuration.basePath.prefix + "/readyz"]
         return HTTPServer(pipeline: pipeline, configuration: http)
+    }
+
+    /// The server for `metrics.listen`, or nil when metrics have no listener of their own.
+    public func makeMetricsServer() -> HTTPServer? {
+        guard let listen = configuration.metrics.listen else { return nil }
+        var http = HTTPServerConfiguration(listen: listen, ioThreads: 1, maxConnections: 64, maxConnectionsPerIP: 64,
+                                           shutdownGraceSeconds: 1)
+        http.healthCheckConnections = 0
+        return HTTPServer(pipeline: metricsPipeline, configuration: http)
     }
 }

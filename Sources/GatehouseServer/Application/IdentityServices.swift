@@ -42,11 +42,16 @@ public struct IdentityServices: Sendable {
     /// The security log every service writes to, with its failures counted and logged; audited account
     /// changes become webhooks through `events` (nil when nobody listens).
     static func makeAudit(database: any GatehouseDatabase, clock: IdentityClock, log: ServerLog, databaseErrors: Counter,
+                          signIns: @escaping @Sendable (AuditEventType, String?, ClientContext, [String: String]) -> Void,
                           events: OutboundEvents?) -> AuditTrail {
-        AuditTrail(store: database.auditLog, clock: clock, onFailure: { error in
+        let securityLog = SecurityEventLog(log: log).observe
+        return AuditTrail(store: database.auditLog, clock: clock, onFailure: { error in
             databaseErrors.increment(["audit"])
             log.error("audit write failed", [("error", String(describing: error))])
-        }, observe: SecurityEventLog(log: log).observe, events: events)
+        }, observe: { type, userId, context, details in
+            signIns(type, userId, context, details)
+            securityLog(type, userId, context, details)
+        }, events: events)
     }
 
     /// Built once, completely: `audit` and `clients` are made first (``makeAudit``) because the token-exchange

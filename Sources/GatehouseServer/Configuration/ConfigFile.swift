@@ -24,7 +24,7 @@ struct ConfigFile {
     let path: String
 
     static let knownSections: Set<String> = ["http", "access_log", "providers", "clients", "sessions", "maintenance", "keys",
-                                             "passwords", "rate_limits", "mail", "oauth", "native", "users", "webhooks", "passkeys"]
+                                             "passwords", "rate_limits", "mail", "oauth", "native", "users", "webhooks", "passkeys", "metrics"]
 
     static func read(path: String) throws(ConfigurationError) -> ConfigFile {
         guard let data = FileManager.default.contents(atPath: path) else {
@@ -75,7 +75,17 @@ struct ConfigFile {
             if let v = try passwords.integer("minimum_length", 8...64) { configuration.passwordPolicy.minimumLength = v }
         }
         if let mail = root["mail"] {
-            guard let object = mail as? [String: Any] else { throw ConfigurationError(key: "mail", problem: "must be an object") }
+            guard var object = mail as? [String: Any] else { throw ConfigurationError(key: "mail", problem: "must be an object") }
+            // Like every other secret, the SMTP password may come from the environment instead of the file.
+            if let value = object.removeValue(forKey: "password_env") {
+                guard object["password"] == nil else {
+                    throw ConfigurationError(key: "mail.password_env", problem: "give mail.password or mail.password_env, not both")
+                }
+                guard let name = value as? String, let password = environment[name], !password.isEmpty else {
+                    throw ConfigurationError(key: "mail.password_env", problem: "must name a set, non-empty environment variable")
+                }
+                object["password"] = password
+            }
             do { configuration.smtp = try SMTPConfiguration(json: object) } catch {
                 throw ConfigurationError(key: "mail.\(error.key)", problem: error.problem)
             }
@@ -155,6 +165,9 @@ struct ConfigFile {
                 throw ConfigurationError(key: "users.subject_source", problem: "must be \"gatehouse\" or \"external_id\"")
             }
             configuration.subjectSource = source
+        }
+        if let metrics = try section("metrics", known: MetricsConfigParser.knownKeys) {
+            try MetricsConfigParser.apply(metrics, environment: environment, to: &configuration.metrics)
         }
         if let limits = try section("rate_limits", known: RateLimitsConfigParser.knownKeys) {
             try RateLimitsConfigParser.apply(limits, to: &configuration.rateLimits)

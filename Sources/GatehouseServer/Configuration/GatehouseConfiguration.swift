@@ -42,6 +42,10 @@ public struct GatehouseConfiguration: Sendable {
     public var providers = ProvidersConfiguration()
     /// The WebAuthn relying party (config section `passkeys`).
     public var passkeys = PasskeySettings()
+    /// The least severe server log level written (`GATEHOUSE_LOG_LEVEL`).
+    public var logLevel = ServerLog.Level.info
+    /// Where `/metrics` is served (the `metrics` section); by default nowhere.
+    public var metrics = MetricsSettings()
     /// Background purge of expired rows (config section `maintenance`).
     public var maintenance = MaintenanceService.Settings()
     /// How often each process re-reads the signing keys (config `keys.refresh_interval_seconds`),
@@ -109,6 +113,12 @@ public struct GatehouseConfiguration: Sendable {
         }
         var configuration = GatehouseConfiguration(publicURL: publicURL, http: HTTPServerConfiguration(listen: listen),
                                                    databaseURL: databaseURL, demo: demo)
+        if let level = environment["GATEHOUSE_LOG_LEVEL"] {
+            guard let parsed = ServerLog.Level(rawValue: level) else {
+                throw ConfigurationError(key: "GATEHOUSE_LOG_LEVEL", problem: "must be debug, info, warn or error, got \"\(level)\"")
+            }
+            configuration.logLevel = parsed
+        }
         if let path = configPath ?? environment["GATEHOUSE_CONFIG"] {
             let file = try ConfigFile.read(path: path)
             try file.apply(to: &configuration, environment: environment)

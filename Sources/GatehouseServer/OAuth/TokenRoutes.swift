@@ -8,6 +8,8 @@ struct TokenRoutes: Sendable {
     let tokens: TokenService
     let origins: WebOriginCache
     let log: ServerLog
+    /// Counts issued token responses by grant type.
+    let issued: Counter
 
     var dpop: DPoPRequests { DPoPRequests(verifier: tokens.dpop, issuer: tokens.issuer.settings.issuer) }
 
@@ -17,8 +19,11 @@ struct TokenRoutes: Sendable {
             await answer(request) { parameters in
                 let credentials = try OAuthResponses.clientCredentials(request, parameters)
                 let proof = try await dpop.proof(request, path: "/oauth/token")
-                return OAuthResponses.json(object: try await tokens.token(parameters: parameters, credentials: credentials,
-                                                                         context: request.clientContext, proof: proof).jsonObject)
+                let response = try await tokens.token(parameters: parameters, credentials: credentials,
+                                                      context: request.clientContext, proof: proof)
+                // Only grants that succeeded, so the label set stays the supported grants.
+                issued.increment([parameters["grant_type"] ?? ""])
+                return OAuthResponses.json(object: response.jsonObject)
             }
         }
         router.post("/oauth/revoke") { request async in

@@ -4,12 +4,12 @@ import GatehouseIdentity
 extension GatehouseApp {
     /// The background purge and job runner for this process (provider-token revocations run as its job,
     /// under the maintenance lease), configured from `maintenance`, logging each run that removed or did
-    /// something and counting rows in `maintenancePurged`. Call `start()` once the
+    /// something and counting rows in `metrics.maintenancePurged`. Call `start()` once the
     /// server listens and `stop()` before closing the database.
     public func makeMaintenance() -> MaintenanceService {
         let log = log
-        let counter = maintenancePurged
-        let databaseErrors = databaseErrors
+        let counter = metrics.maintenancePurged
+        let databaseErrors = metrics.databaseErrors
         return MaintenanceService(database: services.database, settings: configuration.maintenance, clock: services.clock,
             jobs: [providerRevocations.job, outbound.job],
             onReport: { report in

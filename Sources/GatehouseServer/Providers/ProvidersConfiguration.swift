@@ -36,6 +36,11 @@ public struct ProvidersConfiguration: Sendable {
         }
     }
 
+    /// The configured providers' ids in button order (their sign-in metrics exist from start).
+    public var enabledIDs: [String] {
+        (apple == nil ? [] : ["apple"]) + (google.map { [$0.id] } ?? []) + (github == nil ? [] : ["github"]) + oidc.map(\.id)
+    }
+
     /// Whether no provider is configured.
     public var isEmpty: Bool { apple == nil && google == nil && github == nil && oidc.isEmpty }
 }

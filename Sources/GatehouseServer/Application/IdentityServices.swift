@@ -88,9 +88,15 @@ public struct IdentityServices: Sendable {
         administration = AccountAdministration(database: database, accounts: accounts, sessions: sessions, audit: audit, clock: clock)
         importer = UserImporter(database: database, audit: audit, clock: clock, subjectSource: configuration.subjectSource)
         authorization = AuthorizationService(database: database, settings: configuration.oauth, clock: clock)
-        webSessions = WebSessionReader(sessions: sessions,
-                                       cookies: CookiePolicy(publicURL: configuration.publicURL,
-                                                             sessionMaxAge: configuration.sessions.absoluteTimeout),
-                                       csrf: CSRFTokens(key: secrets.derivedKey("csrf")))
+        var reader = WebSessionReader(sessions: sessions,
+                                      cookies: CookiePolicy(publicURL: configuration.publicURL,
+                                                            sessionMaxAge: configuration.sessions.absoluteTimeout),
+                                      csrf: CSRFTokens(key: secrets.derivedKey("csrf")))
+        // Cookie values never reach the log: a planted one may be someone's live session.
+        reader.duplicateCookies = { request in
+            log.info("duplicate session or csrf cookie: treated as signed out",
+                     [("request_id", request.requestID), ("ip", request.remoteAddress ?? "")])
+        }
+        webSessions = reader
     }
 }

@@ -29,7 +29,7 @@ struct SQLHotReads<Database: SQLDatabase>: HotReadStore {
         return try await database.read { db in
             try db.queryOne(HotReadQueries.bearerSubject, [userId, keys[0], keys[1]]) { row in
                 BearerSubject(revoked: row.bool(8), user: row.isNull(0) ? nil : Self.user(row, from: 0),
-                              externalId: row.optionalText(9))
+                              externalId: row.optionalText(9), tokensNotBefore: row.optionalDate(10))
             }
         } ?? BearerSubject(revoked: false, user: nil)
     }

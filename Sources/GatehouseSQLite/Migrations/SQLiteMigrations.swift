@@ -262,5 +262,10 @@ enum SQLiteMigrations {
         SQLiteMigration(version: 22, name: "drop_refresh_tokens_by_client", sql: """
             DROP INDEX refresh_tokens_by_client;
             """),
+        // Access tokens issued before this instant (milliseconds) are void: a reset, "end all sessions" or
+        // disable kills the tokens that have no refresh family to revoke as well.
+        SQLiteMigration(version: 25, name: "users_tokens_not_before", sql: """
+            ALTER TABLE users ADD COLUMN tokens_not_before INTEGER;
+            """),
     ]
 }

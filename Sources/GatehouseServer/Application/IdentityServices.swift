@@ -99,4 +99,12 @@ public struct IdentityServices: Sendable {
         }
         webSessions = reader
     }
+
+    /// Start-up work before serving: when the store holds imported bcrypt hashes, every password check does the
+    /// same work whichever kind of account it meets, or none (``PasswordHasher/expectBcryptHashes(cost:)``).
+    public func preparePasswordChecks() async throws {
+        if let cost = try await database.users.bcryptCostInUse() { hasher.expectBcryptHashes(cost: cost) }
+        await hasher.prepareDummyHash()
+    }
+
 }

@@ -37,7 +37,7 @@ struct TokenRoutes: Sendable {
         }
         let userinfo: @Sendable (Request) async -> Response = { request in
             do {
-                let token = try bearerToken(request)
+                guard let token = try bearerToken(request) else { return OAuthResponses.bearerChallenge() }
                 var response = OAuthResponses.json(object: try await tokens.userInfo(accessToken: token))
                 OAuthResponses.allowCORS(&response, request: request, allowed: await origins.origins())
                 return response
@@ -76,10 +76,13 @@ struct TokenRoutes: Sendable {
         return response
     }
 
-    /// The access token from `Authorization: Bearer` or, for POST, the `access_token` form field (RFC 6750).
-    private func bearerToken(_ request: Request) throws(OAuthError) -> String {
+    /// The access token from `Authorization: Bearer` or, for POST, the `access_token` form field (RFC 6750);
+    /// nil when the request carries no Bearer credentials at all (none, or another scheme such as Basic).
+    private func bearerToken(_ request: Request) throws(OAuthError) -> String? {
         if let header = request.headers["Authorization"] {
             guard let token = HTTPWhitespace.credentials(header, scheme: "bearer") else {
+                let scheme = header.split(separator: " ", maxSplits: 1).first.map { $0.lowercased() }
+                if scheme != "bearer" { return nil }
                 throw OAuthError(.invalidToken, "Use Authorization: Bearer <access token>.")
             }
             return String(token)
@@ -88,6 +91,6 @@ struct TokenRoutes: Sendable {
            let token = try OAuthResponses.singleValuedForm(request)["access_token"] {
             return token
         }
-        throw OAuthError(.invalidToken, "The access token is missing.")
+        return nil
     }
 }

@@ -70,9 +70,11 @@ public struct BearerSubject: Sendable, Equatable {
     public let user: User?
     /// The user's id in the product's own database (`external_id`, set by an import), if any.
     public let externalId: String?
+    /// The user's access tokens issued before this are void (`UserStore.voidTokens`).
+    public let tokensNotBefore: Date?
 
-    public init(revoked: Bool, user: User?, externalId: String? = nil) {
-        self.revoked = revoked; self.user = user; self.externalId = externalId
+    public init(revoked: Bool, user: User?, externalId: String? = nil, tokensNotBefore: Date? = nil) {
+        self.revoked = revoked; self.user = user; self.externalId = externalId; self.tokensNotBefore = tokensNotBefore
     }
 }
 
@@ -97,7 +99,8 @@ public struct ComposedHotReads: HotReadStore {
     public func bearerSubject(userId: String, revocationKeys: [String]) async throws -> BearerSubject {
         let revoked = try await database.revokedAccessTokens.isAnyRevoked(revocationKeys)
         guard let user = try await database.users.find(id: userId) else { return BearerSubject(revoked: revoked, user: nil) }
-        return BearerSubject(revoked: revoked, user: user, externalId: try await database.userImports.externalId(userId: userId))
+        return BearerSubject(revoked: revoked, user: user, externalId: try await database.userImports.externalId(userId: userId),
+                             tokensNotBefore: try await database.users.tokensNotBefore(userId: userId))
     }
 
     public func accountOverview(userId: String, now: Date) async throws -> AccountOverview {
@@ -140,14 +143,14 @@ public enum HotReadQueries {
         """
     private static let validSession = "s.id_hash = $1 AND s.idle_expires_at > $2 AND s.absolute_expires_at > $2"
 
-    /// Columns 0–7: the user, all NULL when there is none; 8: revoked (boolean); 9: the user's external id.
-    /// Always one row.
+    /// Columns 0–7: the user, all NULL when there is none; 8: revoked (boolean); 9: the user's external id;
+    /// 10: the instant before which the user's access tokens are void. Always one row.
     /// Bindings: user id, then two revocation keys (pass the `jti` twice when there is no family).
     /// (`$1` must come first in the text, hence the revocation test inside the derived table. Two EXISTS
     /// probes, not `jti IN ($2, $3)`: SQLite builds an ephemeral table for an IN list or an OR of equalities.)
     public static let bearerSubject = """
         SELECT u.id, u.email, u.display_name, u.password_hash, u.email_verified, u.disabled, u.created_at, u.updated_at,
-               k.revoked, u.external_id
+               k.revoked, u.external_id, u.tokens_not_before
         FROM (SELECT CAST($1 AS TEXT) AS id,
                      (EXISTS (SELECT 1 FROM revoked_access_tokens r WHERE r.jti = $2)
                       OR EXISTS (SELECT 1 FROM revoked_access_tokens r WHERE r.jti = $3)) AS revoked) k

@@ -42,22 +42,26 @@ import Testing
         let offline = try await TokenEndpointAttackTests.webTokens(oauth, scope: "openid email offline_access")
         let onlineRefresh = try #require(online["refresh_token"] as? String)
         let offlineRefresh = try #require(offline["refresh_token"] as? String)
-        let sid = try #require(OAuthFixture.claims(try #require(offline["id_token"] as? String))["sid"] as? String)
+        let offlineID = try #require(offline["id_token"] as? String)
+        let sid = try #require(OAuthFixture.claims(offlineID)["sid"] as? String)
         // While the session lives, a refresh keeps the sid.
         let live = try await oauth.token([("grant_type", "refresh_token"), ("refresh_token", offlineRefresh)],
                                          basic: ("web-app", oauth.confidentialSecret))
         #expect(live.status == 200)
-        #expect(OAuthFixture.claims(try #require(live.json["id_token"] as? String))["sid"] as? String == sid)
+        let liveID = try #require(live.json["id_token"] as? String)
+        #expect(OAuthFixture.claims(liveID)["sid"] as? String == sid)
         #expect(try await oauth.browser.submit("/account", to: "/sign-out", []).status == 303)
         let ended = try await oauth.token([("grant_type", "refresh_token"), ("refresh_token", onlineRefresh)],
                                           basic: ("web-app", oauth.confidentialSecret))
         #expect(ended.status == 400 && ended.json["error"] as? String == "invalid_grant", "ended with its session")
-        #expect(try await TokenEndpointAttackTests.userinfoStatus(oauth, try #require(online["access_token"] as? String)) == 401)
+        let onlineAccess = try #require(online["access_token"] as? String)
+        #expect(try await TokenEndpointAttackTests.userinfoStatus(oauth, onlineAccess) == 401)
         let next = try #require(live.json["refresh_token"] as? String)
         let after = try await oauth.token([("grant_type", "refresh_token"), ("refresh_token", next)],
                                           basic: ("web-app", oauth.confidentialSecret))
         #expect(after.status == 200, "offline_access outlives the session")
-        let idToken = OAuthFixture.claims(try #require(after.json["id_token"] as? String))
+        let afterID = try #require(after.json["id_token"] as? String)
+        let idToken = OAuthFixture.claims(afterID)
         #expect(idToken["sid"] == nil, "a refreshed ID token never names an ended session")
     }
 

@@ -109,11 +109,15 @@ public final class PasswordHasher: Sendable {
     public func verify(_ password: String, against storedHash: String?) async -> Bool {
         let isBcrypt = storedHash.map { PasswordHashFormat.of($0) == .bcrypt } ?? false
         if isBcrypt, let storedHash, let cost = Int(storedHash.dropFirst(4).prefix(2)) { expectBcryptHashes(cost: cost) }
-        let matched = await verifyHash(password, against: storedHash ?? (await dummy()))
+        let checked: String
+        if let storedHash { checked = storedHash } else { checked = await dummy() }
+        let matched = await verifyHash(password, against: checked)
         // The other kind's dummy, when both kinds are stored: see ``expectBcryptHashes(cost:)``.
         let cost = bcryptCost.load(ordering: .relaxed)
         if cost > 0 {
-            _ = await verifyHash(password, against: isBcrypt ? await dummy() : Self.bcryptDummy(cost: cost))
+            let other: String
+            if isBcrypt { other = await dummy() } else { other = Self.bcryptDummy(cost: cost) }
+            _ = await verifyHash(password, against: other)
         }
         return storedHash == nil ? false : matched
     }

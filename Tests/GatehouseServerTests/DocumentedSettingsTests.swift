@@ -57,7 +57,12 @@ import Testing
                     }
                     continue
                 }
-                if object.keys.contains(where: sections.contains) { blocks.append(("\(path) line \(start)", object)) }
+                // One entry of `clients` (an object with an id and a type) is served as the only client.
+                if object["id"] != nil, object["type"] != nil {
+                    blocks.append(("\(path) line \(start)", ["clients": [object]]))
+                } else if object.keys.contains(where: sections.contains) {
+                    blocks.append(("\(path) line \(start)", object))
+                }
             }
         }
         return blocks

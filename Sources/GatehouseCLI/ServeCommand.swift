@@ -54,6 +54,7 @@ enum ServeCommand: CLICommand {
         let app = GatehouseApp(configuration: configuration, database: database, secrets: secrets, log: log,
                                demoProviders: SimulatedDemoProviders())
         try await app.services.keys.ensureSigningKey()
+        try await app.services.preparePasswordChecks()
         // The app's configuration, not the file's: demo mode adds its clients (demo-native) there.
         for configured in app.configuration.clients {
             try await app.services.tokens.registry.apply(configured.registration, secret: configured.secret)

@@ -41,10 +41,29 @@ public final class PasswordHasher: Sendable {
     private let queue = DispatchQueue(label: "gatehouse.argon2id", qos: .userInitiated, attributes: .concurrent)
     private let dummyHash = Mutex<String?>(nil)
     private let verifications = Atomic<Int>(0)
+    private let bcryptVerifications = Atomic<Int>(0)
+    /// The bcrypt cost of imported hashes, once the store has any (0: none seen).
+    private let bcryptCost = Atomic<Int>(0)
 
     /// Argon2id verifications run so far, the unknown-user dummy ones included. Lets tests prove that
     /// every sign-in path pays for one, without timing anything.
     public var verificationsPerformed: Int { verifications.load(ordering: .relaxed) }
+    /// The bcrypt ones among them (imported hashes and their dummies).
+    public var bcryptVerificationsPerformed: Int { bcryptVerifications.load(ordering: .relaxed) }
+
+    /// Tells the hasher the store holds bcrypt hashes of this cost (an import, found at start-up or when one is
+    /// checked). From then on every check does one Argon2id and one bcrypt verification — the stored hash's, and
+    /// a dummy of the other kind — so an unknown account, an Argon2id one and an imported bcrypt one cost the
+    /// same work and the answer time does not tell them apart. The highest cost seen wins.
+    public func expectBcryptHashes(cost: Int) {
+        guard (4...31).contains(cost) else { return }
+        var current = bcryptCost.load(ordering: .relaxed)
+        while current < cost {
+            let (exchanged, original) = bcryptCost.compareExchange(expected: current, desired: cost, ordering: .relaxed)
+            if exchanged { return }
+            current = original
+        }
+    }
 
     /// The hash unknown users are checked against (same parameters as new hashes).
     public func dummyHashForInspection() async -> String { await dummy() }
@@ -88,11 +107,24 @@ public final class PasswordHasher: Sendable {
     /// with the same parameters and the answer is `false`, so the response time does not reveal
     /// whether the account exists. A malformed hash simply does not match.
     public func verify(_ password: String, against storedHash: String?) async -> Bool {
-        guard let storedHash else {
-            _ = await verifyHash(password, against: await dummy())
-            return false
+        let isBcrypt = storedHash.map { PasswordHashFormat.of($0) == .bcrypt } ?? false
+        if isBcrypt, let storedHash, let cost = Int(storedHash.dropFirst(4).prefix(2)) { expectBcryptHashes(cost: cost) }
+        let checked: String
+        if let storedHash { checked = storedHash } else { checked = await dummy() }
+        let matched = await verifyHash(password, against: checked)
+        // The other kind's dummy, when both kinds are stored: see ``expectBcryptHashes(cost:)``.
+        let cost = bcryptCost.load(ordering: .relaxed)
+        if cost > 0 {
+            let other: String
+            if isBcrypt { other = await dummy() } else { other = Self.bcryptDummy(cost: cost) }
+            _ = await verifyHash(password, against: other)
         }
-        return await verifyHash(password, against: storedHash)
+        return storedHash == nil ? false : matched
+    }
+
+    /// A well-formed bcrypt hash of `cost` that no password matches (checking it costs what a real one does).
+    static func bcryptDummy(cost: Int) -> String {
+        "$2b$" + (cost < 10 ? "0" : "") + String(cost) + "$" + String(repeating: "J", count: 22) + String(repeating: "u", count: 31)
     }
 
     private func verifyHash(_ password: String, against storedHash: String) async -> Bool {
@@ -102,6 +134,7 @@ public final class PasswordHasher: Sendable {
             // Imported from another system (Devise, has_secure_password): libxcrypt checks it.
             let peppered = bytes + Array((bcryptPepper ?? "").utf8)
             verifications.add(1, ordering: .relaxed)
+            bcryptVerifications.add(1, ordering: .relaxed)
             return await offload { BcryptVerifier.verify(peppered, against: storedHash) }
         }
         guard storedHash.utf8.count < Int(crypto_pwhash_STRBYTES) else { return false }

@@ -19,6 +19,18 @@ public struct RequestCookies: Sendable, Equatable {
 
     public subscript(name: String) -> String? { pairs.first { $0.name == name }?.value }
     public func all(_ name: String) -> [String] { pairs.filter { $0.name == name }.map(\.value) }
+    /// The value of `name` when it was sent exactly once; nil when absent or repeated (another host or path
+    /// can plant a same-named cookie, and which one comes first is the browser's choice, not the server's).
+    public func only(_ name: String) -> String? {
+        var found: String?
+        for pair in pairs where pair.name == name {
+            if found != nil { return nil }
+            found = pair.value
+        }
+        return found
+    }
+    /// Whether `name` was sent more than once.
+    public func isRepeated(_ name: String) -> Bool { pairs.lazy.filter { $0.name == name }.prefix(2).count == 2 }
     public var count: Int { pairs.count }
 
     static func parsePair(_ raw: Substring.UTF8View.SubSequence) -> (name: String, value: String)? {

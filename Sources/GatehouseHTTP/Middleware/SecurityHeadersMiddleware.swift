@@ -7,10 +7,13 @@ public struct SecurityHeadersMiddleware: Middleware {
     let contentSecurityPolicy: String
     let strictTransportSecurity: String?
 
-    /// - Parameter https: whether the public URL is https (HSTS is only meaningful, and only safe, then).
-    public init(https: Bool, contentSecurityPolicy: String = Self.defaultContentSecurityPolicy) {
+    /// - Parameters:
+    ///   - https: whether the public URL is https (HSTS is only meaningful, and only safe, then).
+    ///   - includeSubdomains: whether HSTS covers the host's subdomains too (not for a Gatehouse under a path of
+    ///     the product's host: it would bind the product's other hosts).
+    public init(https: Bool, includeSubdomains: Bool = true, contentSecurityPolicy: String = Self.defaultContentSecurityPolicy) {
         self.contentSecurityPolicy = contentSecurityPolicy
-        self.strictTransportSecurity = https ? "max-age=63072000; includeSubDomains" : nil
+        self.strictTransportSecurity = https ? "max-age=63072000" + (includeSubdomains ? "; includeSubDomains" : "") : nil
     }
 
     public func finish(_ request: Request, _ response: inout Response) {

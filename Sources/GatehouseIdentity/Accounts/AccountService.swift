@@ -158,7 +158,7 @@ public struct AccountService: Sendable {
         }
         // Told before the rows go (the store removes the sessions with the account): should the delete
         // fail, the product has merely signed the user out.
-        await sessions.announceEnded(try await sessions.list(userId: user.id), reason: "account_deleted")
+        try await sessions.announceDeletion(userId: user.id)
         _ = try await database.users.delete(id: user.id)
         await audit.record(.accountDeleted, userId: user.id, context: context, details: ["email": user.email])
     }

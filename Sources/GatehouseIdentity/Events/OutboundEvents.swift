@@ -44,29 +44,50 @@ public struct OutboundEvents: Sendable {
     /// `session.ended` webhook per session.
     public func sessionsEnded(_ sessions: [Session], reason: String) async {
         guard let userId = sessions.first?.userId, isActive else { return }
-        var deliveries: [OutboundDelivery] = []
         do {
             let recipients = backchannelLogout ? try await logoutRecipients(userId: userId) : []
-            for session in sessions {
-                let sid = sids.sid(for: session)
-                for (client, _) in recipients {
-                    deliveries.append(logoutDelivery(client: client.id, sub: session.userId, sid: sid))
-                }
-                deliveries += webhookDeliveries(.sessionEnded, data: [
-                    "user": .object(["id": .string(session.userId)]), "sid": .string(sid), "reason": .string(reason),
-                ])
-            }
-        } catch { onFailure(error); return }
-        await enqueue(deliveries)
+            await enqueue(sessionDeliveries(sessions, reason: reason, recipients: recipients))
+        } catch { onFailure(error) }
     }
 
-    /// An audited change: the webhook it announces, and for a disabled or deleted account a `sub`-only
-    /// logout token (all of the user's sessions at the RP) to RPs that do not require a `sid`.
+    /// An account about to be deleted: its sessions' logout tokens and webhooks, and the `sub`-only logout token
+    /// of RPs that do not require a `sid`, all addressed now — the recipients include third-party clients the
+    /// user consented to, and the consents go with the account.
+    public func accountDeleting(userId: String, sessions: [Session]) async {
+        guard isActive else { return }
+        do {
+            let recipients = backchannelLogout ? try await logoutRecipients(userId: userId) : []
+            var deliveries = sessionDeliveries(sessions, reason: "account_deleted", recipients: recipients)
+            for (client, registration) in recipients where !registration.sessionRequired {
+                deliveries.append(logoutDelivery(client: client.id, sub: userId, sid: nil))
+            }
+            await enqueue(deliveries)
+        } catch { onFailure(error) }
+    }
+
+    private func sessionDeliveries(_ sessions: [Session], reason: String,
+                                   recipients: [(OAuthClient, BackchannelLogoutRegistration)]) -> [OutboundDelivery] {
+        var deliveries: [OutboundDelivery] = []
+        for session in sessions {
+            let sid = sids.sid(for: session)
+            for (client, _) in recipients {
+                deliveries.append(logoutDelivery(client: client.id, sub: session.userId, sid: sid))
+            }
+            deliveries += webhookDeliveries(.sessionEnded, data: [
+                "user": .object(["id": .string(session.userId)]), "sid": .string(sid), "reason": .string(reason),
+            ])
+        }
+        return deliveries
+    }
+
+    /// An audited change: the webhook it announces, and for a disabled account a `sub`-only logout token (all
+    /// of the user's sessions at the RP) to RPs that do not require a `sid` (a deleted account's went out
+    /// before the delete, ``accountDeleting(userId:sessions:)``).
     public func audited(_ type: AuditEventType, userId: String?, details: [String: String]) async {
         guard let userId, let event = AccountEventType(audit: type) else { return }
         var deliveries: [OutboundDelivery] = []
         do {
-            if backchannelLogout, event == .userDeleted || event == .userDisabled {
+            if backchannelLogout, event == .userDisabled {
                 for (client, registration) in try await logoutRecipients(userId: userId) where !registration.sessionRequired {
                     deliveries.append(logoutDelivery(client: client.id, sub: userId, sid: nil))
                 }

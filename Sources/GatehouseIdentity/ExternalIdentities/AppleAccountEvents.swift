@@ -104,7 +104,7 @@ public struct AppleAccountEvents: Sendable {
                 case .delete:
                     details["action"] = "delete"
                     // The store removes the other sessions with the account: the product hears of them first.
-                    await sessions.announceEnded(try await sessions.list(userId: userId), reason: "account_deleted")
+                    try await sessions.announceDeletion(userId: userId)
                     _ = try await database.users.delete(id: userId)
                     await audit.record(.accountDeleted, userId: userId, context: context, details: ["by": "apple"])
                 case .disable:

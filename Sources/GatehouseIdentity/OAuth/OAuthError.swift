@@ -25,6 +25,10 @@ public struct OAuthError: Error, Sendable, Equatable {
         case useDPoPNonce = "use_dpop_nonce"
         /// RFC 8707 §2: the `resource` is not an API registered with this server.
         case invalidTarget = "invalid_target"
+        /// OIDC Core §6.1: request objects (`request`) are not supported.
+        case requestNotSupported = "request_not_supported"
+        /// OIDC Core §6.2: `request_uri` (other than a pushed request) is not supported.
+        case requestURINotSupported = "request_uri_not_supported"
         // Gatehouse's extension codes (RFC 6749 §8.5), answered by the native sign-in endpoints.
         /// The provider the app asked for is not enabled on this server.
         case unsupportedProvider = "unsupported_provider"

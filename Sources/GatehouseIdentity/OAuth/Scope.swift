@@ -5,6 +5,8 @@ public struct Scope: Sendable, Equatable, CustomStringConvertible {
     /// The scopes Gatehouse itself understands.
     public static let openID = "openid", profile = "profile", email = "email", offlineAccess = "offline_access"
     public static let standard: Set<String> = [openID, profile, email, offlineAccess]
+    /// The admin API's scope: only ever in client-credentials tokens (a client acting for itself), never a user's.
+    public static let admin = "admin"
     /// OpenID Connect Core §5.4 scopes Gatehouse has no claims for: ignored when asked for, never an error.
     public static let unsupportedStandard: Set<String> = ["address", "phone"]
 

@@ -46,7 +46,7 @@ public struct TokenService: Sendable {
         authorizationCode = AuthorizationCodeGrant(codes: database.authorizationCodes, users: database.users, issuer: issuer,
                                                    revocation: revocation, clock: clock)
         refresh = RefreshTokenGrant(refreshTokens: database.refreshTokens, issuer: issuer,
-                                    revocation: revocation, clock: clock)
+                                    revocation: revocation, clock: clock, sessions: database.sessions)
         password = PasswordGrant(accounts: accounts, issuer: issuer, audit: audit)
         clientCredentials = ClientCredentialsGrant(issuer: issuer)
         refreshTokens = database.refreshTokens
@@ -111,7 +111,7 @@ public struct TokenService: Sendable {
         for kind in Self.lookupOrder(hint) {
             switch kind {
             case .accessToken:
-                if let claims = try await validator.validate(token) {
+                if let claims = try await activeAccessToken(token) {
                     guard visible(claims.clientID) else { return ["active": .bool(false)] }
                     var answer: [String: JSONValue] = ["active": .bool(true), "token_type": .string("access_token"), "scope": .string(claims.scope.description),
                             "client_id": .string(claims.clientID), "sub": .string(claims.subject), "jti": .string(claims.jti),
@@ -124,7 +124,8 @@ public struct TokenService: Sendable {
                 }
             case .refreshToken:
                 if let stored = try await refreshTokens.find(hash: TokenHash(SHA256.hash(token))) {
-                    guard stored.revokedAt == nil, stored.rotatedAt == nil, stored.expiresAt > now, visible(stored.clientId) else {
+                    guard stored.revokedAt == nil, stored.rotatedAt == nil, stored.expiresAt > now, visible(stored.clientId),
+                          let user = try await users.find(id: stored.userId), !user.disabled else {
                         return ["active": .bool(false)]
                     }
                     return ["active": .bool(true), "token_type": .string("refresh_token"), "scope": .string(stored.scope),
@@ -135,6 +136,16 @@ public struct TokenService: Sendable {
             }
         }
         return ["active": .bool(false)]
+    }
+
+    /// An access token introspection calls active: valid and unrevoked, and — for a user's token — its user's
+    /// standing read with the revocation check, as userinfo does (``AccessTokenValidator/userRefuses(_:_:)``).
+    func activeAccessToken(_ token: String) async throws -> AccessTokenClaims? {
+        guard let claims = try await validator.verifiedUnexpired(token) else { return nil }
+        let keys = AccessTokenValidator.revocationKeys(claims)
+        if claims.isClientCredentials { return try await validator.revoked.isAnyRevoked(keys) ? nil : claims }
+        let subject = try await hotReads.bearerSubject(userId: claims.subject, revocationKeys: keys)
+        return subject.revoked || AccessTokenValidator.userRefuses(claims, subject) ? nil : claims
     }
 
     enum TokenKind { case accessToken, refreshToken }
@@ -167,7 +178,7 @@ public struct TokenService: Sendable {
         guard claims.scope.contains(Scope.openID) else {
             throw OAuthError(.insufficientScope, "The access token was not issued with the openid scope.")
         }
-        guard let user = subject.user, !user.disabled else {
+        guard !claims.isClientCredentials, let user = subject.user, !AccessTokenValidator.userRefuses(claims, subject) else {
             throw OAuthError(.invalidToken, "The account is not available.")
         }
         var result = UserClaims.claims(for: user, scope: claims.scope)

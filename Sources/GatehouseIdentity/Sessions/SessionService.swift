@@ -95,11 +95,16 @@ public struct SessionService: Sendable {
     @discardableResult
     public func end(token: String, reason: String = "sign_out") async throws -> Bool {
         let hash = Self.hash(token)
-        // Read first only when someone must be told: the logout token needs the session's user and sign-in time.
-        let session = events == nil ? nil : try await database.sessions.findValid(idHash: hash, now: clock.now())
+        // Read first: the grants that end with it and the logout token need the session's user and sign-in time.
+        let session = try await database.sessions.findValid(idHash: hash, now: clock.now())
         let ended = try await database.sessions.delete(idHash: hash)
-        if ended, let session { await events?.sessionsEnded([session], reason: reason) }
+        if ended, let session { try await endedGrants(of: session); await events?.sessionsEnded([session], reason: reason) }
         return ended
+    }
+
+    /// The grants a session took with it: its code-flow families without `offline_access`.
+    private func endedGrants(of session: Session) async throws {
+        try await grants.revokeSessionGrants(userId: session.userId, signedInAt: session.createdAt)
     }
 
     /// Ends one of a user's sessions by its hash (the account page's "end" button); false if not theirs.
@@ -107,13 +112,20 @@ public struct SessionService: Sendable {
         let sessions = try await database.sessions.list(userId: userId, now: clock.now())
         guard let session = sessions.first(where: { $0.idHash == idHash }) else { return false }
         let ended = try await database.sessions.delete(idHash: idHash)
-        if ended { await events?.sessionsEnded([session], reason: reason) }
+        if ended { try await endedGrants(of: session); await events?.sessionsEnded([session], reason: reason) }
         return ended
     }
 
     /// Tells RPs and webhooks that these sessions end (for deletions, where the store removes them with the account).
     public func announceEnded(_ sessions: [Session], reason: String) async {
         await events?.sessionsEnded(sessions, reason: reason)
+    }
+
+    /// Tells the product of an account about to be deleted (every session, and the user as a whole), while
+    /// the sessions and consents that decide who hears of it still exist.
+    public func announceDeletion(userId: String) async throws {
+        guard let events else { return }
+        await events.accountDeleting(userId: userId, sessions: try await list(userId: userId))
     }
 
     /// Ends every session of a user, optionally keeping the current one, and every OAuth grant of the

@@ -264,6 +264,11 @@ public enum StoreMigrations {
             SQLMigration(version: 22, name: "drop_refresh_tokens_by_client", sql: """
                 DROP INDEX IF EXISTS refresh_tokens_by_client;
                 """),
+            // Access tokens issued before this instant (milliseconds) are void: a reset, "end all sessions" or
+            // disable kills the tokens that have no refresh family to revoke as well.
+            SQLMigration(version: 25, name: "users_tokens_not_before", sql: """
+                ALTER TABLE users ADD COLUMN tokens_not_before \(t.integer);
+                """),
             // The DPoP key a refresh family is bound to (RFC 9449 §5); every successor carries it on.
             SQLMigration(version: 27, name: "refresh_tokens_dpop_jkt", sql: """
                 ALTER TABLE refresh_tokens ADD COLUMN dpop_jkt TEXT;

@@ -24,12 +24,13 @@ enum HotReadQueries {
     private static let validSession = "s.id_hash = ? AND s.idle_expires_at > ? AND s.absolute_expires_at > ?"
 
     /// The user's columns, all NULL when there is none, then `revokedColumn` (boolean) and
-    /// `externalIdColumn`, the user's id in the product. Always one row.
+    /// `externalIdColumn`, the user's id in the product, and `tokensNotBeforeColumn`, the instant before which the
+    /// user's access tokens are void. Always one row.
     /// Bindings: user id, then two revocation keys (pass the `jti` twice when there is no family).
     /// (Two EXISTS probes, not `jti IN (?, ?)`: SQLite builds an ephemeral table for an IN list or an
     /// OR of equalities.)
     static let bearerSubject = """
-        SELECT \(UserColumn.list(prefix: "u.")), k.revoked, u.external_id
+        SELECT \(UserColumn.list(prefix: "u.")), k.revoked, u.external_id, u.tokens_not_before
         FROM (SELECT CAST(? AS TEXT) AS id,
                      (EXISTS (SELECT 1 FROM revoked_access_tokens r WHERE r.jti = ?)
                       OR EXISTS (SELECT 1 FROM revoked_access_tokens r WHERE r.jti = ?)) AS revoked) k
@@ -37,6 +38,7 @@ enum HotReadQueries {
         """
     static let revokedColumn = Int32(UserColumn.allCases.count)
     static let externalIdColumn = revokedColumn + 1
+    static let tokensNotBeforeColumn = revokedColumn + 2
 
     /// The bindings for `bearerSubject` after the user id: exactly two keys.
     static func revocationPair(_ keys: [String]) -> [String] {

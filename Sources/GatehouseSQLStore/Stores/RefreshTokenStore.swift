@@ -125,6 +125,17 @@ struct SQLRefreshTokenStore<Database: SQLDatabase>: RefreshTokenStore {
         }
     }
 
+    func sessionFamilyIds(userId: String, signedInAt: Date, now: Date) async throws -> [String] {
+        try await database.read { db in
+            try db.query("""
+                SELECT DISTINCT family_id FROM refresh_tokens
+                WHERE user_id = ? AND auth_time = ? AND revoked_at IS NULL AND expires_at > ?
+                  AND (' ' || scope || ' ') NOT LIKE '% offline_access %'
+                ORDER BY family_id
+                """, [userId, signedInAt, now]) { $0.text(0) }
+        }
+    }
+
     func isFamilyActive(_ familyId: String, now: Date) async throws -> Bool {
         try await database.read { db in
             try db.queryOne("""

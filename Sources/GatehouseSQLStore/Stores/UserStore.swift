@@ -54,6 +54,26 @@ struct SQLUserStore<Database: SQLDatabase>: UserStore {
         try await SQLUserImportStore(database: database).search(emailContaining: nil, after: cursor, limit: limit)
     }
 
+    func voidTokens(userId: String, issuedBefore instant: Date) async throws -> Bool {
+        try await database.write { db in try db.run(UserSQL.voidTokens, [instant, instant, userId]) } > 0
+    }
+
+    func tokensNotBefore(userId: String) async throws -> Date? {
+        try await database.read { db in
+            try db.queryOne("SELECT tokens_not_before FROM users WHERE id = ?", [userId]) { $0.optionalDate(0) }
+        } ?? nil
+    }
+
+    func bcryptCostInUse() async throws -> Int? {
+        // A scan, run once at start-up: `$2a$12$…`, the cost is the two digits after the third character.
+        let cost = try await database.read { db in
+            try db.queryOne("SELECT MAX(SUBSTR(password_hash, 5, 2)) FROM users WHERE password_hash LIKE '$2_$%'", []) {
+                $0.optionalText(0)
+            }
+        }
+        return (cost ?? nil).flatMap { Int($0) }
+    }
+
     func count() async throws -> Int {
         try await database.read { db in try db.queryOne("SELECT COUNT(*) FROM users", []) { $0.int(0) } ?? 0 }
     }
@@ -70,6 +90,12 @@ enum UserSQL {
     static let insert = "INSERT INTO users (\(columns)) VALUES (\(UserColumn.placeholders))"
     static let findByID = "SELECT \(columns) FROM users WHERE id = ?"
     static let findByEmail = "SELECT \(columns) FROM users WHERE email = ?"
+    /// Moves the mark forward only, so a late writer with an older instant cannot revive tokens.
+    static let voidTokens = """
+        UPDATE users SET tokens_not_before = CASE WHEN tokens_not_before IS NULL OR tokens_not_before < CAST(? AS BIGINT)
+                                                  THEN CAST(? AS BIGINT) ELSE tokens_not_before END
+        WHERE id = ?
+        """
 
     /// Where a listing continues after `user`.
     static func cursor(after user: User) -> String {

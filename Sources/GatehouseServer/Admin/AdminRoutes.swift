@@ -145,8 +145,9 @@ struct AdminRoutes: Sendable {
         }
         let token = String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)
         guard let claims = try await tokens.validator.validate(token) else { throw AdminProblem.unauthorized }
-        // A client-credentials token: the client acts for itself (its id is the subject), never for a user.
-        guard claims.scope.contains("admin"), claims.subject == claims.clientID,
+        // A client-credentials token (its `gty` claim, which no user's token carries): the client acts for itself.
+        // `sub == client_id` proves nothing: an imported user's id may equal a client's id.
+        guard claims.isClientCredentials, claims.scope.contains(Scope.admin), claims.subject == claims.clientID,
               let client = try await tokens.registry.find(id: claims.clientID), client.isAdmin else { throw AdminProblem.forbidden }
         return client.id
     }

@@ -136,7 +136,7 @@ public struct GatehouseApp: Sendable {
         if configuration.accessLog {
             middleware.append(AccessLogMiddleware(sink: accessLogSink ?? AccessLogMiddleware.standardOutput))
         }
-        middleware.append(SecurityHeadersMiddleware(https: configuration.isHTTPS))
+        middleware.append(SecurityHeadersMiddleware(https: configuration.isHTTPS, includeSubdomains: configuration.hstsCoversSubdomains))
         // Last in, first out: handlers see Gatehouse's own paths; what leaves gets the public prefix (one origin).
         middleware.append(BasePathMiddleware(configuration.basePath))
         let errors = PageErrorRenderer(layout: layout)

@@ -93,9 +93,23 @@ public struct IdentityServices: Sendable {
         administration = AccountAdministration(database: database, accounts: accounts, sessions: sessions, audit: audit, clock: clock)
         importer = UserImporter(database: database, audit: audit, clock: clock, subjectSource: configuration.subjectSource)
         authorization = AuthorizationService(database: database, settings: configuration.oauth, clock: clock)
-        webSessions = WebSessionReader(sessions: sessions,
-                                       cookies: CookiePolicy(publicURL: configuration.publicURL,
-                                                             sessionMaxAge: configuration.sessions.absoluteTimeout),
-                                       csrf: CSRFTokens(key: secrets.derivedKey("csrf")))
+        var reader = WebSessionReader(sessions: sessions,
+                                      cookies: CookiePolicy(publicURL: configuration.publicURL,
+                                                            sessionMaxAge: configuration.sessions.absoluteTimeout),
+                                      csrf: CSRFTokens(key: secrets.derivedKey("csrf")))
+        // Cookie values never reach the log: a planted one may be someone's live session.
+        reader.duplicateCookies = { request in
+            log.info("duplicate session or csrf cookie: treated as signed out",
+                     [("request_id", request.requestID), ("ip", request.remoteAddress ?? "")])
+        }
+        webSessions = reader
     }
+
+    /// Start-up work before serving: when the store holds imported bcrypt hashes, every password check does the
+    /// same work whichever kind of account it meets, or none (``PasswordHasher/expectBcryptHashes(cost:)``).
+    public func preparePasswordChecks() async throws {
+        if let cost = try await database.users.bcryptCostInUse() { hasher.expectBcryptHashes(cost: cost) }
+        await hasher.prepareDummyHash()
+    }
+
 }

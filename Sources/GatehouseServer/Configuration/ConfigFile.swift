@@ -53,7 +53,7 @@ struct ConfigFile {
         if let http = try section("http", known: ["max_body_bytes", "max_header_bytes", "connection_timeout_seconds", "max_connections",
                                                   "max_connections_per_ip", "io_threads", "shutdown_grace_seconds",
                                                   "trusted_proxies", "client_address_header", "header_timeout_seconds",
-                                                  "health_check_connections",
+                                                  "health_check_connections", "hsts_include_subdomains",
                                                   "minimum_receive_bytes_per_second"]) {
             try applyHTTP(http, to: &configuration)
         }
@@ -230,6 +230,12 @@ struct ConfigFile {
         if let v = try integer("header_timeout_seconds", 1...3_600) { configuration.http.headerTimeoutSeconds = v }
         if let v = try integer("minimum_receive_bytes_per_second", 0...1_000_000) { configuration.http.minimumReceiveBytesPerSecond = v }
         if let v = try integer("health_check_connections", 0...1_024) { configuration.http.healthCheckConnections = v }
+        if let value = http.values["hsts_include_subdomains"] {
+            guard let flag = value as? Bool, CFGetTypeIsBoolean(value) else {
+                throw ConfigurationError(key: "http.hsts_include_subdomains", problem: "must be true or false")
+            }
+            configuration.hstsIncludeSubdomains = flag
+        }
         var header = configuration.clientAddresses.header
         if let value = http.values["client_address_header"] {
             guard let text = value as? String,

@@ -26,6 +26,11 @@ public struct GatehouseConfiguration: Sendable {
     /// Signed webhooks to the product (the `webhooks` array).
     public var webhooks: [WebhookEndpoint] = []
     public var rateLimits = RateLimitPolicy()
+    /// HSTS `includeSubDomains` (`http.hsts_include_subdomains`); nil: on at a host root, off under a path, where the
+    /// header would bind every other host of the product's domain to https as well.
+    public var hstsIncludeSubdomains: Bool?
+    /// Whether HSTS says `includeSubDomains`.
+    public var hstsCoversSubdomains: Bool { hstsIncludeSubdomains ?? basePath.prefix.isEmpty }
     /// Who the client is behind reverse proxies (`http.trusted_proxies`, `http.client_address_header`).
     public var clientAddresses = ClientAddressResolver(trustedProxies: [])
     /// SMTP settings from the `mail` section; nil means the log mailer (development).

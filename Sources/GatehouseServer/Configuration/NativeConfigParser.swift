@@ -7,18 +7,17 @@ import GatehouseIdentity
 ///
 /// Every key is declared once in `fields`; adding one is adding a line there.
 enum NativeConfigParser {
-    enum Kind { case schemes, identifiers, strings }
+    enum Kind { case schemes, identifiers, strings, httpsCallbacks, appleAppIDs, certFingerprints }
 
     static let fields: [String: Kind] = [
         "callback_schemes": .schemes,    // private-use URL schemes the app handles (RFC 8252 §7.1)
         "bundle_ids": .identifiers,      // iOS bundle ids: audiences of native Sign in with Apple
         "package_names": .identifiers,   // Android application ids
         "apple_audiences": .strings,     // extra Apple identity-token audiences
-        // The rest of what NativeApp reads (docs/integrations/hotwire-native.md, "Registering the app").
-        "callback_urls": .strings,       // claimed https callbacks (NativeApp keeps only absolute https URLs)
-        "google_client_ids": .strings,   // aud/azp of native Google ID tokens
-        "apple_app_ids": .strings,       // TEAMID.bundle.id for apple-app-site-association
-        "android_cert_fingerprints": .strings, // SHA-256 signing-certificate fingerprints for assetlinks.json
+        "callback_urls": .httpsCallbacks,         // claimed https callbacks (universal links, App Links)
+        "google_client_ids": .strings,            // audiences of native Google ID tokens
+        "apple_app_ids": .appleAppIDs,            // TEAMID.bundle.id for the apple-app-site-association file
+        "android_cert_fingerprints": .certFingerprints,   // SHA-256 signing-certificate fingerprints (assetlinks.json)
     ]
 
     /// Validates `value` (the client's `native`) and returns it as the client's metadata JSON.
@@ -70,6 +69,19 @@ enum NativeConfigParser {
             return nil
         case .strings:
             return item.isEmpty ? "must not be empty" : nil
+        case .httpsCallbacks:
+            // NativeApp drops what it cannot use; refusing it here says so instead of a callback that never matches.
+            return NativeApp.isValidHTTPSCallback(item) ? nil : "\"\(item)\" is not an absolute https URL without query or fragment"
+        case .appleAppIDs:
+            guard item.range(of: "^[A-Z0-9]{10}\\.[A-Za-z0-9-]+(\\.[A-Za-z0-9_-]+)*$", options: .regularExpression) != nil else {
+                return "\"\(item)\" is not TEAMID.bundle.id (a 10-character team id, a dot, the bundle id)"
+            }
+            return nil
+        case .certFingerprints:
+            guard item.range(of: "^[0-9A-Fa-f]{2}(:[0-9A-Fa-f]{2}){31}$", options: .regularExpression) != nil else {
+                return "\"\(item)\" is not a SHA-256 fingerprint (32 hex pairs separated by colons)"
+            }
+            return nil
         }
     }
 }

@@ -221,7 +221,7 @@ struct NativeRoutes: Sendable {
 
     private func status(_ request: Request) async throws -> Response {
         // Session, user and linked providers in one statement: the app asks this at every launch.
-        guard let token = request.cookies[reader.cookies.sessionCookie],
+        guard let token = reader.sessionToken(request),
               let resolved = try await sessions.resolveWithProviders(token: token) else {
             var response = Response.json(["signed_in": false], status: .unauthorized)
             response.noStore()

@@ -24,6 +24,15 @@ enum OAuthResponses {
         return response
     }
 
+    /// A request without any Bearer credentials: the challenge alone, no error code (RFC 6750 §3.1: the client
+    /// may not have known authentication was needed).
+    static func bearerChallenge() -> Response {
+        var response = Response(status: .unauthorized)
+        noStore(&response)
+        response.headers.set("WWW-Authenticate", #"Bearer realm="gatehouse""#)
+        return response
+    }
+
     /// The answer for an error no OAuth rule produced: 503 `temporarily_unavailable` with `Retry-After`
     /// while the database is out of reach, otherwise 500 `server_error`.
     static func unexpected(_ error: any Error) -> Response {

@@ -47,7 +47,7 @@ struct TokenRoutes: Sendable {
         let userinfo: @Sendable (Request) async -> Response = { request in
             let dpopScheme = request.headers["Authorization"].flatMap { HTTPWhitespace.credentials($0, scheme: "dpop") } != nil
             do {
-                let token = try accessToken(request)
+                guard let token = try accessToken(request) else { return OAuthResponses.bearerChallenge() }
                 // A DPoP token's proof covers this request and the token (`ath`); a Bearer request's header is ignored.
                 let proof = dpopScheme ? try await dpop.proof(request, path: "/oauth/userinfo", accessToken: token) : nil
                 if dpopScheme, proof == nil { throw OAuthError(.invalidDPoPProof, "Authorization: DPoP needs a DPoP proof header.") }
@@ -94,10 +94,13 @@ struct TokenRoutes: Sendable {
     }
 
     /// The access token from `Authorization: Bearer` or `DPoP` (RFC 9449 §7.1) or, for POST, the
-    /// `access_token` form field (RFC 6750).
-    private func accessToken(_ request: Request) throws(OAuthError) -> String {
+    /// `access_token` form field (RFC 6750); nil when the request carries no such credentials at all (none, or
+    /// another scheme such as Basic), which gets the bare challenge of RFC 6750 §3.1.
+    private func accessToken(_ request: Request) throws(OAuthError) -> String? {
         if let header = request.headers["Authorization"] {
             guard let token = HTTPWhitespace.credentials(header, scheme: "bearer") ?? HTTPWhitespace.credentials(header, scheme: "dpop") else {
+                let scheme = header.split(separator: " ", maxSplits: 1).first.map { $0.lowercased() }
+                if scheme != "bearer", scheme != "dpop" { return nil }
                 throw OAuthError(.invalidToken, "Use Authorization: Bearer <access token> (or DPoP <access token> with a proof).")
             }
             return String(token)
@@ -106,6 +109,6 @@ struct TokenRoutes: Sendable {
            let token = try OAuthResponses.singleValuedForm(request)["access_token"] {
             return token
         }
-        throw OAuthError(.invalidToken, "The access token is missing.")
+        return nil
     }
 }

@@ -6,6 +6,12 @@ struct PageErrorRenderer {
     let layout: PageLayout
 
     func render(_ error: HTTPError, _ request: Request) -> Response {
+        // The admin API answers RFC 9457 problems everywhere under its prefix, unknown routes and methods included.
+        if request.path == AdminRoutes.prefix || request.path.hasPrefix(AdminRoutes.prefix + "/") {
+            var response = AdminProblem(status: error.status, title: error.status.reasonPhrase, detail: error.publicMessage).response
+            for (name, value) in error.headers { response.headers.set(name, value) }
+            return response
+        }
         if Self.speaksJSON(request.path) { return Self.json(error, request) }
         if request.prefersJSON || request.path.hasPrefix("/native/") {
             return DefaultErrorRenderer.render(error, request)

@@ -21,9 +21,12 @@ struct WebSessionReader: Sendable {
     let sessions: SessionService
     let cookies: CookiePolicy
     let csrf: CSRFTokens
+    /// Told of requests carrying a Gatehouse cookie twice (the request's id; never the values).
+    var duplicateCookies: @Sendable (Request) -> Void = { _ in }
 
     func read(_ request: Request) async throws -> WebSession {
-        if let token = request.cookies[cookies.sessionCookie], let active = try await sessions.resolve(token: token) {
+        if hasDuplicateCookies(request) { return fresh() }
+        if let token = request.cookies.only(cookies.sessionCookie), let active = try await sessions.resolve(token: token) {
             return WebSession(active: active, token: token, csrfBinding: "s:" + active.session.idHash.hex, newCSRFCookie: nil)
         }
         return signedOut(request)
@@ -31,9 +34,14 @@ struct WebSessionReader: Sendable {
 
     /// The web state of a request without a valid session: bound to its pre-session CSRF cookie, or a fresh one.
     private func signedOut(_ request: Request) -> WebSession {
-        if let existing = request.cookies[cookies.csrfCookie], existing.utf8.count == 43 {
+        if let existing = request.cookies.only(cookies.csrfCookie), existing.utf8.count == 43 {
             return WebSession(active: nil, token: nil, csrfBinding: "p:" + existing, newCSRFCookie: nil)
         }
+        return fresh()
+    }
+
+    /// Signed out, bound to a new pre-session CSRF cookie: no form posted with this request's cookies passes.
+    private func fresh() -> WebSession {
         let fresh = SecureRandom.token(byteCount: 32)
         return WebSession(active: nil, token: nil, csrfBinding: "p:" + fresh, newCSRFCookie: cookies.csrfCookie(value: fresh))
     }
@@ -41,11 +49,25 @@ struct WebSessionReader: Sendable {
     /// ``read(_:)`` for the account page: a signed-in request also gets the page's lists, read with the
     /// session in one trip to the database (issue 17). Without a valid session, exactly `read`.
     func readWithOverview(_ request: Request) async throws -> (web: WebSession, overview: AccountOverview?) {
-        if let token = request.cookies[cookies.sessionCookie], let resolved = try await sessions.resolveWithOverview(token: token) {
+        if hasDuplicateCookies(request) { return (fresh(), nil) }
+        if let token = request.cookies.only(cookies.sessionCookie), let resolved = try await sessions.resolveWithOverview(token: token) {
             return (WebSession(active: resolved.active, token: token, csrfBinding: "s:" + resolved.active.session.idHash.hex,
                                newCSRFCookie: nil), resolved.overview)
         }
         return (signedOut(request), nil)   // the session was looked up already: not a second time
+    }
+
+    /// More than one session or CSRF cookie: under a path, a sibling host can plant a same-named cookie with a
+    /// longer path, which the browser sends first. Such a request is signed out, whichever cookie is genuine.
+    func hasDuplicateCookies(_ request: Request) -> Bool {
+        guard request.cookies.isRepeated(cookies.sessionCookie) || request.cookies.isRepeated(cookies.csrfCookie) else { return false }
+        duplicateCookies(request)
+        return true
+    }
+
+    /// The session cookie when it was sent once and no Gatehouse cookie is repeated.
+    func sessionToken(_ request: Request) -> String? {
+        hasDuplicateCookies(request) ? nil : request.cookies.only(cookies.sessionCookie)
     }
 
     func token(for web: WebSession) -> String { csrf.token(for: web.csrfBinding) }

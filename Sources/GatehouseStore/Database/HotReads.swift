@@ -70,9 +70,11 @@ public struct BearerSubject: Sendable, Equatable {
     public let user: User?
     /// The user's id in the product's own database (`external_id`, set by an import), if any.
     public let externalId: String?
+    /// The user's access tokens issued before this are void (`UserStore.voidTokens`).
+    public let tokensNotBefore: Date?
 
-    public init(revoked: Bool, user: User?, externalId: String? = nil) {
-        self.revoked = revoked; self.user = user; self.externalId = externalId
+    public init(revoked: Bool, user: User?, externalId: String? = nil, tokensNotBefore: Date? = nil) {
+        self.revoked = revoked; self.user = user; self.externalId = externalId; self.tokensNotBefore = tokensNotBefore
     }
 }
 
@@ -97,7 +99,8 @@ public struct ComposedHotReads: HotReadStore {
     public func bearerSubject(userId: String, revocationKeys: [String]) async throws -> BearerSubject {
         let revoked = try await database.revokedAccessTokens.isAnyRevoked(revocationKeys)
         guard let user = try await database.users.find(id: userId) else { return BearerSubject(revoked: revoked, user: nil) }
-        return BearerSubject(revoked: revoked, user: user, externalId: try await database.userImports.externalId(userId: userId))
+        return BearerSubject(revoked: revoked, user: user, externalId: try await database.userImports.externalId(userId: userId),
+                             tokensNotBefore: try await database.users.tokensNotBefore(userId: userId))
     }
 
     public func accountOverview(userId: String, now: Date) async throws -> AccountOverview {

@@ -93,6 +93,9 @@ public protocol RefreshTokenStore: Sendable {
     /// The families with a live token for a user and client — or every client when `clientId` is nil —
     /// (to revoke their access tokens too).
     func familyIds(userId: String, clientId: String?, now: Date) async throws -> [String]
+    /// The families with a live token for `userId` begun by the sign-in at `signedInAt` (their `auth_time`, to
+    /// the millisecond) whose scope lacks `offline_access`: the grants that end with that browser session.
+    func sessionFamilyIds(userId: String, signedInAt: Date, now: Date) async throws -> [String]
     /// Whether the family still has a live (unrevoked, unexpired) token.
     func isFamilyActive(_ familyId: String, now: Date) async throws -> Bool
     /// Clients with live refresh tokens for a user, one entry per client (oldest grant), ordered by client id.

@@ -25,4 +25,15 @@ public protocol UserStore: Sendable {
     func list(after cursor: String?, limit: Int) async throws -> Page<User>
 
     func count() async throws -> Int
+
+    /// Voids every access token of the user issued before `instant`: the mark only moves forward (an older
+    /// instant changes nothing). Returns false when there is no such user.
+    @discardableResult
+    func voidTokens(userId: String, issuedBefore instant: Date) async throws -> Bool
+
+    /// The instant before which the user's access tokens are void; nil when never set or no such user.
+    func tokensNotBefore(userId: String) async throws -> Date?
+
+    /// The highest cost of the stored bcrypt password hashes (imports); nil when there are none.
+    func bcryptCostInUse() async throws -> Int?
 }

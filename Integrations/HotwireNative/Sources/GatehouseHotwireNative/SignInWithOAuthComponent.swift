@@ -156,14 +156,14 @@ open class SignInWithOAuthComponent: BridgeComponent {
         Task { _ = try? await reply(to: "click", with: ["error": error.code, "error_description": error.userMessage]) }
     }
 
-    /// `path` (absolute path or URL) resolved against Gatehouse's URL, accepted only on Gatehouse's origin and path.
+    /// `path` (absolute path or URL) resolved against Gatehouse's URL, accepted only on Gatehouse's origin and under
+    /// its path, compared parsed (`IssuerScope`): a string prefix let `/authx` and `/auth/../x` through.
     static func resolve(_ path: String, _ gatehouse: URL) -> URL? {
-        guard let url = URL(string: path, relativeTo: gatehouse)?.absoluteURL, sameOrigin(url, gatehouse),
-              url.path.hasPrefix(gatehouse.path) else { return nil }
+        guard let url = URL(string: path, relativeTo: gatehouse)?.absoluteURL, IssuerScope.contains(url, within: gatehouse) else { return nil }
         return url
     }
 
-    static func sameOrigin(_ a: URL, _ b: URL) -> Bool { a.scheme == b.scheme && a.host == b.host && a.port == b.port }
+    static func sameOrigin(_ a: URL, _ b: URL) -> Bool { IssuerScope.sameOrigin(a, b) }
 }
 
 /// Apple's sheet (`ASAuthorizationAppleIDProvider`) as one async call.

@@ -60,6 +60,7 @@ public struct AuthorizationRequestParser: Sendable {
         func fail(_ error: OAuthError) -> AuthorizationFailure { .redirect(error, redirectURI: redirectURI, state: state) }
 
         // From here on the redirect URI is trusted, so errors go back to the client.
+        if let refusal = RequestObjectRefusal.refusal(parameters) { throw fail(refusal) }
         for name in ["response_type", "scope", "nonce", "code_challenge", "code_challenge_method", "prompt", "max_age",
                      "login_hint", "id_token_hint", "response_mode"] where (parameters[name]?.count ?? 0) > 1 {
             throw fail(.invalidRequest("The \(name) parameter appears more than once."))

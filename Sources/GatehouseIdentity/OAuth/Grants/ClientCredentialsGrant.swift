@@ -11,7 +11,7 @@ struct ClientCredentialsGrant: Sendable {
             throw OAuthError(.unauthorizedClient, "client_credentials needs a confidential client.")
         }
         try request.requireGrant("client_credentials")
-        let scope = try request.client.grantable(request.parameters["scope"], default: Scope(request.client.scopes))
+        let scope = try request.client.grantable(request.parameters["scope"], default: Scope(request.client.scopes), forUser: false)
         if scope.contains("admin"), !request.client.isAdmin {
             throw OAuthError(.invalidScope, "Only clients registered with admin: true may ask for the admin scope.")
         }

@@ -9,6 +9,8 @@ struct RefreshTokenGrant: Sendable {
     let issuer: TokenIssuer
     let revocation: TokenRevocation
     let clock: IdentityClock
+    /// Read only to tell whether a refreshed ID token's `sid` still names a live session.
+    let sessions: any SessionStore
 
     func exchange(_ request: TokenRequest) async throws -> TokenResponse {
         try request.requireGrant("refresh_token")
@@ -73,7 +75,7 @@ struct RefreshTokenGrant: Sendable {
         }
         switch outcome {
         case .rotated(let prepared):
-            return try issuer.sign(prepared)
+            return try issuer.sign(try await withoutEndedSession(prepared))
         case .unknown:
             throw OAuthError.invalidGrant("The refresh token is invalid.")
         case .reused(let token):
@@ -84,6 +86,18 @@ struct RefreshTokenGrant: Sendable {
         case .refused:
             throw OAuthError.invalidGrant("The refresh token was already rotated; use the refresh token that replaced it.")
         }
+    }
+
+    /// A refreshed ID token names its family's session (`sid`) only while that session lives: after a sign-out
+    /// (or a timeout) an `offline_access` grant goes on, but its ID tokens stop naming a session the RP was told
+    /// has ended (Back-Channel Logout 1.0 §2.1). Password-grant families name no session, so they carry none.
+    private func withoutEndedSession(_ prepared: PreparedIssue) async throws -> PreparedIssue {
+        guard prepared.idTokenExtra["sid"] != nil, let user = prepared.grant.user, let authTime = prepared.grant.authTime else { return prepared }
+        func millis(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
+        if try await sessions.list(userId: user.id, now: clock.now()).contains(where: { millis($0.createdAt) == millis(authTime) }) {
+            return prepared
+        }
+        return prepared.removingIDTokenClaim("sid")
     }
 
     /// The token's user is gone or disabled: nothing is rotated, and its family is revoked.

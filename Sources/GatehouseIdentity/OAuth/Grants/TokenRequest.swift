@@ -46,9 +46,13 @@ extension OAuthClient {
     /// Validates a requested scope; an absent one means the client's defaults (`defaultScope`).
     /// Standard OpenID scopes Gatehouse does not support (`address`, `phone`) are dropped, as OIDC Core
     /// §5.4 lets a provider do; any other scope the client was not registered for is `invalid_scope`.
-    func grantable(_ requested: String?, default defaultScope: Scope) throws(OAuthError) -> Scope {
+    /// `forUser`: the grant acts for a user, who is never given the admin scope, whatever the client registered.
+    func grantable(_ requested: String?, default defaultScope: Scope, forUser: Bool = true) throws(OAuthError) -> Scope {
         guard let parsed = Scope(parsing: requested) else { throw OAuthError(.invalidScope, "The scope parameter is malformed.") }
         let scope = Scope(parsed.values.filter { !Scope.unsupportedStandard.contains($0) })
+        if forUser, scope.contains(Scope.admin) || (scope.isEmpty && defaultScope.contains(Scope.admin)) {
+            throw OAuthError(.invalidScope, "The admin scope is granted only to a client acting for itself (client_credentials).")
+        }
         if scope.isEmpty { return defaultScope }
         let unknown = scope.values.filter { !allowedScopes.contains($0) }
         guard unknown.isEmpty else {

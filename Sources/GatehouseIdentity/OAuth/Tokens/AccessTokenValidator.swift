@@ -16,6 +16,11 @@ public struct AccessTokenClaims: Sendable, Equatable {
     public let authTime: Date?
     /// `cnf.jkt`: the DPoP key the token is bound to (RFC 9449 §6.1); nil for a Bearer token.
     public var confirmationJKT: String? = nil
+    /// Issued by the client-credentials grant (the `gty` claim): the client acts for itself, no user is involved.
+    public var isClientCredentials: Bool = false
+
+    /// The claim that marks a client's own token, and its value.
+    public static let grantTypeClaim = "gty", clientCredentialsGrantType = "client_credentials"
 }
 
 /// Checks access tokens Gatehouse issued: signature (ES256 with a published key), `typ: at+jwt`,
@@ -54,6 +59,19 @@ public final class AccessTokenValidator: Sendable {
         return claims
     }
 
+    /// Whether a user's token is refused by its user's standing (userinfo and introspection apply it alike):
+    /// the account is gone or disabled, or the token was issued before the user's "tokens before T are void"
+    /// mark (a reset, "end all sessions", disable) or before the account itself (an id used again).
+    /// Whole seconds, as `iat` has them: a token issued in the same second as the mark, before it, lives on
+    /// (its refresh family, if any, is revoked exactly).
+    public static func userRefuses(_ claims: AccessTokenClaims, _ subject: BearerSubject) -> Bool {
+        guard let user = subject.user, !user.disabled else { return true }
+        let issued = claims.issuedAt.timeIntervalSince1970
+        if issued < user.createdAt.timeIntervalSince1970.rounded(.down) { return true }
+        if let mark = subject.tokensNotBefore, issued < mark.timeIntervalSince1970.rounded(.down) { return true }
+        return false
+    }
+
     /// The revocation-list keys that refuse this token: its `jti`, and its family's marker.
     public static func revocationKeys(_ claims: AccessTokenClaims) -> [String] {
         [claims.jti] + (claims.familyID.map { [familyMarker($0)] } ?? [])
@@ -82,6 +100,7 @@ public final class AccessTokenValidator: Sendable {
             guard case .string(let jkt)? = cnf["jkt"], !jkt.isEmpty else { return nil }
             claims.confirmationJKT = jkt
         }
+        claims.isClientCredentials = (try? verified.claims.string(AccessTokenClaims.grantTypeClaim)) == AccessTokenClaims.clientCredentialsGrantType
         cache.withLock { cache in
             if cache.count >= Self.cacheLimit { cache.removeAll(keepingCapacity: true) }
             cache[key] = claims

@@ -57,6 +57,14 @@ struct PreparedIssue: Sendable {
     let refreshValue: String?
     /// The new refresh token's row (stored by the caller, or by `rotate`).
     let refreshRecord: RefreshToken?
+
+    /// The same issue with one extra ID-token claim left out.
+    func removingIDTokenClaim(_ name: String) -> PreparedIssue {
+        var extra = idTokenExtra
+        extra[name] = nil
+        return PreparedIssue(grant: grant, now: now, key: key, idKey: idKey, idTokenExtra: extra, refreshValue: refreshValue,
+                             refreshRecord: refreshRecord)
+    }
 }
 
 /// The keys one issue signs with (``TokenIssuer/signingKeys(for:openID:)``).
@@ -149,6 +157,11 @@ public struct TokenIssuer: Sendable {
         // (issue #14 item 2, AccountStanding).
         if let user = grant.user {
             do { try AccountStanding.requireTokenIssuance(user) } catch { throw OAuthError.invalidGrant(error.message) }
+            // The admin API trusts the client-credentials claim, but a user's token never says `admin` either
+            // (a refresh family granted it before this rule cannot carry it on).
+            guard !grant.scope.contains(Scope.admin) else {
+                throw OAuthError(.invalidScope, "The admin scope is granted only to a client acting for itself (client_credentials).")
+            }
         }
         let now = clock.now()
         var idKey: GatehouseCrypto.SigningKey?
@@ -197,6 +210,9 @@ public struct TokenIssuer: Sendable {
             "exp": .integer(Int64(now.timeIntervalSince1970 + settings.accessTokenLifetime)),
             "jti": .string(RecordID.random()), "fid": .string(grant.familyId),
         ]
+        // The client acts for itself: the claim no user's token carries, whatever its `sub` (an imported user's id
+        // may equal a client's id under `users.subject_source: external_id`).
+        if grant.user == nil { claims[AccessTokenClaims.grantTypeClaim] = .string(AccessTokenClaims.clientCredentialsGrantType) }
         if let authTime = grant.authTime { claims["auth_time"] = .integer(Int64(authTime.timeIntervalSince1970)) }
         if let jkt = grant.accessTokenJKT { claims["cnf"] = .object(["jkt": .string(jkt)]) }
         signatures.count.add(1, ordering: .relaxed)

@@ -47,12 +47,18 @@ object Gatehouse {
 
     internal fun sameOrigin(a: Uri, b: Uri) = a.scheme == b.scheme && a.host == b.host && a.port == b.port
 
-    /** `path` resolved against Gatehouse's URL, only on its origin and under its path. */
+    /** `path` resolved against Gatehouse's URL, only on its origin and under its path, compared segment by decoded
+     *  segment (a string prefix let `/authx` and `/auth/../x` through); a dot segment in any encoding is refused. */
     internal fun resolve(path: String, configuration: GatehouseConfiguration): Uri? {
         val base = configuration.gatehouseUrl
         val url = if (path.startsWith("/")) base.buildUpon().encodedPath(null).encodedQuery(null).build().toString().trimEnd('/') + path else path
         val uri = Uri.parse(url)
-        return uri.takeIf { sameOrigin(it, base) && (it.path ?: "").startsWith(base.path ?: "/") }
+        val segments = uri.pathSegments
+        val baseSegments = base.pathSegments
+        val clean = segments.none { it == "." || it == ".." || it.contains('/') || it.contains('\\') }
+        return uri.takeIf {
+            sameOrigin(it, base) && clean && segments.size >= baseSegments.size && segments.subList(0, baseSegments.size) == baseSegments
+        }
     }
 
     /**

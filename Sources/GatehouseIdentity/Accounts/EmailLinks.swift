@@ -123,7 +123,13 @@ public struct EmailLinks: Sendable {
 
     /// Tells the owner of an existing account that someone tried to sign up with their address, instead
     /// of telling the person at the sign-up form that the address has an account (issue #14 item 13).
-    public func sendAlreadyRegistered(to user: User) {
+    /// At most `alreadyRegisteredPerRecipient` such notes reach one account; the rest are dropped without a
+    /// trace on the page, so sign-ups with someone's address cannot flood their inbox.
+    public func sendAlreadyRegistered(to user: User) async throws {
+        if try await limiter.hit(limits.alreadyRegisteredPerRecipient, key: user.id) != nil {
+            await audit.record(.mailSuppressed, userId: user.id, context: .unknown, details: ["mail": "already_registered"])
+            return
+        }
         queue(MailMessage(to: user.email, subject: "You already have an account", textBody: """
             Someone tried to create an account with this address, which already has one. If it was you, \
             sign in at \(absoluteURL("/sign-in")) or choose a new password at \(absoluteURL("/password/forgot")).

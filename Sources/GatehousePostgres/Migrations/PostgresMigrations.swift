@@ -264,5 +264,15 @@ enum PostgresMigrations {
         PostgresMigration(version: 22, name: "drop_refresh_tokens_by_client", sql: """
             DROP INDEX IF EXISTS refresh_tokens_by_client;
             """),
+        // See the SQLite list: import origin of each account (the same backfill).
+        PostgresMigration(version: 23, name: "users_import_origin", sql: """
+            ALTER TABLE users ADD COLUMN imported BOOLEAN NOT NULL DEFAULT FALSE;
+            ALTER TABLE users ADD COLUMN verified_by_import BOOLEAN NOT NULL DEFAULT FALSE;
+            UPDATE users SET imported = TRUE WHERE external_id IS NOT NULL
+                OR id IN (SELECT user_id FROM audit_log WHERE event_type = 'account.imported' AND user_id IS NOT NULL);
+            UPDATE users SET verified_by_import = email_verified WHERE imported
+                AND id NOT IN (SELECT user_id FROM audit_log WHERE user_id IS NOT NULL
+                               AND event_type IN ('email.verified', 'account.claimed', 'password.reset'));
+            """),
     ]
 }

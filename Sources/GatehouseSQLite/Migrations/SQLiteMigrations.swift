@@ -262,5 +262,18 @@ enum SQLiteMigrations {
         SQLiteMigration(version: 22, name: "drop_refresh_tokens_by_client", sql: """
             DROP INDEX refresh_tokens_by_client;
             """),
+        // Which accounts an import may update without being asked (created by one), and whether an account's
+        // verified flag came from an import file rather than a proof in Gatehouse. Existing accounts with an
+        // external id or an import audit entry were imported; their flag counts as the file's unless the audit
+        // log shows Gatehouse proving the address afterwards.
+        SQLiteMigration(version: 23, name: "users_import_origin", sql: """
+            ALTER TABLE users ADD COLUMN imported INTEGER NOT NULL DEFAULT 0;
+            ALTER TABLE users ADD COLUMN verified_by_import INTEGER NOT NULL DEFAULT 0;
+            UPDATE users SET imported = 1 WHERE external_id IS NOT NULL
+                OR id IN (SELECT user_id FROM audit_log WHERE event_type = 'account.imported' AND user_id IS NOT NULL);
+            UPDATE users SET verified_by_import = email_verified WHERE imported = 1
+                AND id NOT IN (SELECT user_id FROM audit_log WHERE user_id IS NOT NULL
+                               AND event_type IN ('email.verified', 'account.claimed', 'password.reset'));
+            """),
     ]
 }

@@ -26,12 +26,16 @@ public struct EmailOwnershipClaim: Sendable {
     ///   - keepingSessionToken: a session of this account that presented the proof, kept alive.
     ///   - via: `verify_link` or `password_reset`, for the audit log.
     @discardableResult
-    public func claim(_ user: User, keepingSessionToken: String?, via: String, context: ClientContext) async throws -> User {
+    ///   - clearingPassword: the prover did not show they set the account's password: it goes too.
+    public func claim(_ user: User, keepingSessionToken: String?, via: String, clearingPassword: Bool = false,
+                      context: ClientContext) async throws -> User {
         guard !user.emailVerified else { return user }
         let identities = try await database.externalIdentities.deleteAll(userId: user.id)
         var removed = try await endAttachments(userId: user.id, keepingSessionToken: keepingSessionToken)
         removed["identities_removed"] = String(identities)
-        let claimed = try await database.users.update(id: user.id, [.emailVerified(true)], at: clock.now())
+        if clearingPassword { removed["password_cleared"] = "true" }
+        let claimed = try await database.users.update(id: user.id, [.emailVerified(true)] + (clearingPassword ? [.passwordHash(nil)] : []),
+                                                      at: clock.now())
         await audit.record(.accountClaimed, userId: user.id, context: context, details: removed.merging(["via": via]) { $1 })
         return claimed
     }

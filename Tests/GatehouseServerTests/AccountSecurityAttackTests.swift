@@ -97,7 +97,8 @@ import Testing
                                            [("current_password", "correct horse battery"), ("new_password", "a brand new password")])
         #expect(right.status == 429 && right.headers["Retry-After"] != nil)
         gatehouse.clock.advance(600)   // not a recent sign-in any more: deleting needs the password, and is limited too
-        let delete = try await thief.submit("/account", to: "/account/delete", [("password", "correct horse battery")])
+        let delete = try await thief.submit("/account/delete", to: "/account/delete", [("password", "correct horse battery"),
+                                                                                    ("confirm_email", "ada@example.com")])
         #expect(delete.status == 429)
         #expect(try await gatehouse.database.users.count() == 1)
         let other = try await gatehouse.signedUpBrowser(email: "bob@example.com")

@@ -162,17 +162,23 @@ public struct AccountService: Sendable {
         _ = try await database.oneTimeTokens.invalidateAll(userId: user.id, purpose: .passwordReset)
     }
 
-    /// Deletes an account and everything hanging off it. Requires the password, unless the caller
-    /// vouches for a recent sign-in (or the account has no password).
-    public func deleteAccount(userId: String, password: String?, recentlyAuthenticated: Bool,
+    /// Deletes an account its owner asked to delete: `proof` must pass ``RecentAuthentication`` and
+    /// `confirmation` must be the account's email address, typed (any case, surrounding spaces ignored).
+    public func deleteAccount(userId: String, proof: RecentAuthentication.Proof, confirmation: String,
                               context: ClientContext) async throws {
         guard let user = try await database.users.find(id: userId) else { throw AccountError.notFound }
-        if !recentlyAuthenticated, user.passwordHash != nil {
-            try await limitPasswordCheck(userId: user.id, context: context)
-            guard let password, await hasher.verify(password, against: user.passwordHash!) else {
-                throw AccountError.invalidCredentials
-            }
-        }
+        guard confirmation.trimmingASCIIWhitespace().lowercased() == user.email else { throw AccountError.confirmationMismatch }
+        try await RecentAuthentication(accounts: self, clock: clock).verify(proof, user: user, context: context)
+        try await remove(user, context: context)
+    }
+
+    /// Deletes an account for an operator (CLI, admin API): no proof asked.
+    public func deleteAccountByOperator(userId: String, context: ClientContext) async throws {
+        guard let user = try await database.users.find(id: userId) else { throw AccountError.notFound }
+        try await remove(user, context: context)
+    }
+
+    private func remove(_ user: User, context: ClientContext) async throws {
         // Told before the rows go (the store removes the sessions with the account): should the delete
         // fail, the product has merely signed the user out.
         await sessions.announceEnded(try await sessions.list(userId: user.id), reason: "account_deleted")

@@ -22,6 +22,8 @@ public struct RecentAuthentication: Sendable {
         public let password: Bool
         /// The session already proves it (a provider sign-in within the window).
         public let sessionIsRecent: Bool
+
+        public init(password: Bool, sessionIsRecent: Bool) { self.password = password; self.sessionIsRecent = sessionIsRecent }
     }
 
     public static let defaultWindow: TimeInterval = 5 * 60

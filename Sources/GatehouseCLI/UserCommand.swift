@@ -8,11 +8,11 @@ enum UserCommand: CLICommand {
     static let takesAction = true
     static let summary = "Create, list, disable or delete accounts"
     static let options = ["--config": true, "--email": true, "--name": true, "--password-stdin": false, "--verified": false,
-                                  "--dry-run": false, "--format": true]
+                                  "--dry-run": false, "--format": true, "--merge-existing": false]
     static let help = """
         Usage: gatehouse user create --email E [--name N] [--password-stdin] [--verified]
                gatehouse user list
-               gatehouse user import FILE [--dry-run] [--format jsonl|csv]
+               gatehouse user import FILE [--dry-run] [--format jsonl|csv] [--merge-existing]
                gatehouse user disable|enable|delete --email E
 
         create          makes an account; with --password-stdin the password is read from standard input
@@ -22,6 +22,10 @@ enum UserCommand: CLICommand {
                         ($2a$/$2b$/$2y$, Devise's pepper from passwords.bcrypt_pepper) and Argon2 hashes, provider
                         identities (provider, uid), external ids. Idempotent; every row is checked first and any
                         error (reported with its line) writes nothing; --dry-run only checks. Exit 1 on errors.
+                        A row whose address has an account created in Gatehouse (not by an import) is an
+                        error unless --merge-existing: then a proven account keeps its password and
+                        verified flag, and an unproven one is claimed (its sessions, identities and tokens
+                        end; its password becomes the row's, or is cleared)
         disable/enable  a disabled account cannot sign in; disabling ends its sessions
         delete          deletes the account, its sessions and sign-in methods (the audit log stays)
         """
@@ -92,12 +96,13 @@ extension UserCommand {
         }
         guard let data = FileManager.default.contents(atPath: path) else { throw UsageError(message: "cannot read \(path)") }
         guard let text = String(data: data, encoding: .utf8) else { throw UsageError(message: "\(path) is not UTF-8") }
-        let report = try await context.services.importer.run(text, format: format, dryRun: options.flag("--dry-run"))
+        let report = try await context.services.importer.run(text, format: format, dryRun: options.flag("--dry-run"),
+                                                             mergeExisting: options.flag("--merge-existing"))
         for error in report.errors { FileHandle.standardError.write(Data("\(path):\(error.line): \(error.message)\n".utf8)) }
         let verb = report.dryRun ? "would create" : "created"
         let verb2 = report.dryRun ? "would update" : "updated"
         if report.errors.isEmpty {
-            print("\(verb) \(report.created), \(verb2) \(report.updated)")
+            print("\(verb) \(report.created), \(verb2) \(report.updated)" + (report.claimed > 0 ? " (\(report.claimed) claimed)" : ""))
             return ExitCode.success
         }
         print("\(report.errors.count) error\(report.errors.count == 1 ? "" : "s"); created \(report.created), updated \(report.updated)")

@@ -56,7 +56,7 @@ import Testing
     @Test func accountDeletionRevokesAtAppleAndRetries() async throws {
         let (harness, browser, _) = try await signedUpWithApple()
         harness.faults.state.withLock { $0.downPaths = ["/auth/revoke"] }
-        let deleted = try await browser.submit("/account", to: "/account/delete", [])
+        let deleted = try await browser.submit("/account/delete", to: "/account/delete", [("confirm_email", "ada@example.com")])
         #expect(deleted.status == 303)
         #expect(try await harness.users() == 0)
         #expect(harness.simulator.apple.revocations.isEmpty)

@@ -33,7 +33,7 @@ import Testing
         let harness = try await ProviderHarness.make()
         let browser = harness.browser()
         #expect(try await harness.signIn("apple", with: browser).final.status == 303)
-        #expect(try await browser.submit("/account", to: "/account/delete", []).status == 303)
+        #expect(try await browser.submit("/account/delete", to: "/account/delete", [("confirm_email", "ada@example.com")]).status == 303)
         #expect(harness.simulator.apple.revocations.isEmpty, "the request only queued the revocation")
         let holder = harness.app.makeMaintenance()
         let other = harness.app.makeMaintenance()

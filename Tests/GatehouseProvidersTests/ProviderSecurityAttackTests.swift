@@ -164,7 +164,7 @@ import Testing
         #expect(try await NativeAppleSignInTests.postJSON(app, NativeAppleSignInTests.fields(native)).status == 200)
         let identity = try #require(try await harness.identities(email: "ada@example.com").first)
         #expect(identity.tokenClientID == NativeAppleSignInTests.bundleID && identity.sealedRefreshToken != nil)
-        #expect(try await app.submit("/account", to: "/account/delete", []).status == 303)
+        #expect(try await app.submit("/account/delete", to: "/account/delete", [("confirm_email", "ada@example.com")]).status == 303)
         #expect(harness.simulator.apple.revocations.isEmpty, "the request only queued")
         #expect(await harness.app.processProviderRevocations() == 1)
         let revoked = harness.simulator.apple.revocations.filter(\.revoked)
@@ -176,7 +176,7 @@ import Testing
     @Test func failedRevocationsBackOffAsDocumented() async throws {
         let (harness, browser, _) = try await appleUser()
         harness.faults.state.withLock { $0.downPaths = ["/auth/revoke"] }
-        #expect(try await browser.submit("/account", to: "/account/delete", []).status == 303)
+        #expect(try await browser.submit("/account/delete", to: "/account/delete", [("confirm_email", "ada@example.com")]).status == 303)
         var delays: [TimeInterval] = []
         for _ in 0..<4 {
             #expect(await harness.app.processProviderRevocations() == 0)
@@ -192,7 +192,7 @@ import Testing
     @Test func anAnswerThatDidNotRevokeIsAFailure() async throws {
         let (harness, browser, _) = try await appleUser()
         harness.faults.state.withLock { $0.fakeOKPaths = ["/auth/revoke"] }
-        #expect(try await browser.submit("/account", to: "/account/delete", []).status == 303)
+        #expect(try await browser.submit("/account/delete", to: "/account/delete", [("confirm_email", "ada@example.com")]).status == 303)
         #expect(await harness.app.processProviderRevocations() == 0)
         let pending = try await harness.database.pendingRevocations.due(now: .distantFuture, limit: 10)
         #expect(pending.count == 1 && pending.first?.lastError == "provider_error:not_revoked" && pending.first?.attempts == 1,

@@ -22,7 +22,7 @@ import Testing
         let browser = BrowserLikeClient(InProcessClient(app.pipeline))
         _ = try await browser.submit("/sign-up", to: "/sign-up", [("email", "ada@example.com"), ("password", "correct horse battery")])
         let verify = try #require(await mailer.link(to: "ada@example.com", containing: "/email/verify/"))
-        #expect(try await browser.get(verify).status == 200)
+        #expect(try await browser.submit(verify, to: verify, [("password", "correct horse battery")]).status == 200)
         _ = try await browser.submit("/password/forgot", to: "/password/forgot", [("email", "ada@example.com")])
         let reset = try #require(await mailer.link(to: "ada@example.com", containing: "/password/reset/"))
         #expect(try await browser.submit(reset, to: reset, [("new_password", "a brand new password")]).status == 200)
@@ -97,7 +97,8 @@ import Testing
                                            [("current_password", "correct horse battery"), ("new_password", "a brand new password")])
         #expect(right.status == 429 && right.headers["Retry-After"] != nil)
         gatehouse.clock.advance(600)   // not a recent sign-in any more: deleting needs the password, and is limited too
-        let delete = try await thief.submit("/account", to: "/account/delete", [("password", "correct horse battery")])
+        let delete = try await thief.submit("/account/delete", to: "/account/delete", [("password", "correct horse battery"),
+                                                                                    ("confirm_email", "ada@example.com")])
         #expect(delete.status == 429)
         #expect(try await gatehouse.database.users.count() == 1)
         let other = try await gatehouse.signedUpBrowser(email: "bob@example.com")
@@ -134,7 +135,7 @@ import Testing
             ("code_challenge", PKCE.challenge(for: verifier)), ("code_challenge_method", "S256")]).encoded)
         #expect(page.text.contains("Confirm your email address first"))
         let link = try #require(await gatehouse.mailer.link(to: "eve@example.com", containing: "/email/verify/"))
-        #expect(try await browser.get(link).status == 303, "verified in the browser that signed up")
+        #expect(try await browser.submit(link, to: link, []).status == 303, "verified in the browser that signed up")
         let granted = try await oauth.token(password, basic: ("web-app", oauth.confidentialSecret))
         #expect(granted.status == 200 && granted.json["access_token"] != nil)
     }
@@ -186,7 +187,7 @@ import Testing
         // The owner opens the link in a browser of their own (no session of this account).
         let owner = gatehouse.browser()
         let link = try #require(await gatehouse.mailer.link(to: "eve@example.com", containing: "/email/verify/"))
-        #expect(try await owner.get(link).status == 200)
+        #expect(try await owner.submit(link, to: link, []).status == 303, "confirmed, and asked to choose a password")
         #expect(try await gatehouse.database.refreshTokens.activeGrants(userId: user.id, now: now).isEmpty)
         #expect(try await gatehouse.database.consents.list(userId: user.id).isEmpty)
         #expect(try await attacker.get("/account").status == 303, "the creator's session ended")

@@ -106,12 +106,17 @@ private struct ForwardingClient: TestClient {
         }
         let configuration = try load("""
             {"rate_limits": {"ipv6_prefix_length": 56, "sign_in_per_ip": [{"limit": 50, "window_seconds": 60}],
-                             "sign_in_per_account": [], "sign_up_per_ip": [{"limit": 3, "window_seconds": 10}]},
+                             "sign_in_per_account": [], "sign_up_per_ip": [{"limit": 3, "window_seconds": 10}],
+                             "sign_in_per_account_any_client": [{"limit": 200, "window_seconds": 3600}],
+                             "already_registered_per_recipient": [{"limit": 2, "window_seconds": 86400}]},
              "http": {"trusted_proxies": ["127.0.0.1/32", "fd00::/8"], "client_address_header": "forwarded"}}
             """)
         #expect(configuration.rateLimits.signInPerIP == [RateLimitRule(bucket: "sign_in.ip.1", limit: 50, window: 60)])
         #expect(configuration.rateLimits.signInPerAccount.isEmpty)
         #expect(configuration.rateLimits.signUpPerIP.first?.limit == 3)
+        #expect(configuration.rateLimits.signInPerAccountAnyClient == [RateLimitRule(bucket: "sign_in.account_any.1", limit: 200, window: 3600)])
+        #expect(configuration.rateLimits.alreadyRegisteredPerRecipient
+                == [RateLimitRule(bucket: "already_registered.recipient.1", limit: 2, window: 86_400)])
         #expect(configuration.rateLimits.passwordResetPerIP == RateLimitPolicy().passwordResetPerIP, "unnamed rules keep defaults")
         #expect(configuration.rateLimits.ipKey("2001:db8:1:2ff::1") == "2001:db8:1:200::/56")
         #expect(configuration.clientAddresses.trustedProxies.map(\.description) == ["127.0.0.1/32", "fd00::/8"])

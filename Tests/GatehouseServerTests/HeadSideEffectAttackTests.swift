@@ -22,7 +22,7 @@ import Testing
         let browser = gatehouse.browser()
         #expect(try await browser.send(.head, path, headers: HTTPHeaders(), body: []).status == 405)
         #expect(try await gatehouse.database.users.find(email: "grace@example.com")?.emailVerified == false)
-        _ = try await browser.get(path)
+        _ = try await browser.submit(path, to: path, [])
         #expect(try await gatehouse.database.users.find(email: "grace@example.com")?.emailVerified == true)
         // Read-only routes still answer HEAD.
         for target in ["/healthz", "/oauth/jwks", "/.well-known/openid-configuration", "/sign-in", "/sign-up", "/password/forgot"] {

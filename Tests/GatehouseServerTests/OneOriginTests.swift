@@ -26,7 +26,9 @@ import Testing
         #expect(response.status == 303 && response.headers["Location"] == "/auth/sign-up/check-email")
         let link = try #require(await gatehouse.mailer.link(to: email, containing: "/email/verify/"))
         #expect(link.hasPrefix(publicURL + "/email/verify/"), "mail links carry the prefix")
-        #expect(try await browser.get(String(link.dropFirst("https://app.example".count))).status == 200)
+        let path = String(link.dropFirst("https://app.example".count))
+        #expect(try await browser.get(path).status == 200, "the link shows a page")
+        #expect(try await browser.submit(path, to: path, [("password", "correct horse battery")]).status == 200)
         let signIn = try await browser.submit("/auth/sign-in", to: "/auth/sign-in", [("email", email), ("password", "correct horse battery")])
         #expect(signIn.status == 303 && signIn.headers["Location"]?.hasPrefix("/auth/") == true)
         return browser

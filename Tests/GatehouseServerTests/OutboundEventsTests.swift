@@ -354,9 +354,10 @@ struct OutboundEventsTests {
         let (browser, first) = try await fixture.signIn()
         #expect(OAuthFixture.claims(first)["external_id"] == nil)
         let user = try #require(try await fixture.database.users.find(email: "ada@example.com"))
-        // Re-importing the account from the product records the product's id beside Gatehouse's.
+        // Importing the account from the product (the operator merging into an account proven here) records the
+        // product's id beside Gatehouse's.
         _ = try await fixture.app.services.importer.run(#"{"email": "ada@example.com", "verified": true, "external_id": "rails-42"}"# + "\n",
-                                                        format: .jsonLines, dryRun: false)
+                                                        format: .jsonLines, dryRun: false, mergeExisting: true)
         #expect(try await fixture.database.userImports.externalId(userId: user.id) == "rails-42")
         let (_, second) = try await fixture.signIn(browser: browser)
         #expect(OAuthFixture.claims(second)["external_id"] as? String == "rails-42")

@@ -37,6 +37,8 @@ def test_reset_and_verify_tokens_stay_out_of_the_access_log(gatehouse, browsers)
     submit(driver, "/sign-up")
     verify = gatehouse.wait_for_link("lin@example.com", "/email/verify/")
     driver.get(verify)
+    fill(driver, password="correct horse battery")
+    click_and_wait(driver, driver.find_element(By.CSS_SELECTOR, 'form[action^="/email/verify/"] button[type=submit]'))
     assert "Email confirmed" in driver.page_source
 
     driver.get(gatehouse.url + "/password/forgot")

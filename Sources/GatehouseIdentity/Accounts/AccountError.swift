@@ -18,6 +18,8 @@ public enum AccountError: Error, Sendable, Equatable {
     case reauthenticationRequired
     /// Removing this sign-in method would leave the account without a way in.
     case lastSignInMethod
+    /// A destructive action's typed confirmation (the account's email address) did not match.
+    case confirmationMismatch
 
     public var message: String {
         switch self {
@@ -32,6 +34,7 @@ public enum AccountError: Error, Sendable, Equatable {
         case .emailUnverified: "Confirm your email address first: open the link we sent you, or reset your password by email."
         case .reauthenticationRequired: "For your security, sign in again to continue."
         case .lastSignInMethod: "This is the account's only way to sign in, so it cannot be removed. Add another method first."
+        case .confirmationMismatch: "Type the account's email address exactly to confirm."
         }
     }
 

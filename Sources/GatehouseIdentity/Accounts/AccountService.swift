@@ -13,10 +13,14 @@ public struct AccountService: Sendable {
     let audit: AuditTrail
     let sessions: SessionService
     let clock: IdentityClock
+    let knownDevices: KnownDevices
 
+    /// - Parameter deviceKey: the key of the device cookies (``KnownDevices``); a random one (cookies that do
+    ///   not outlive the process) when not given.
     public init(database: any GatehouseDatabase, hasher: PasswordHasher, passwordPolicy: PasswordPolicy = PasswordPolicy(),
                 limits: RateLimitPolicy = RateLimitPolicy(), audit: AuditTrail, sessions: SessionService,
-                clock: IdentityClock = .system) {
+                clock: IdentityClock = .system, deviceKey: [UInt8] = SecureRandom.bytes(32)) {
+        self.knownDevices = KnownDevices(key: deviceKey)
         self.database = database; self.hasher = hasher; self.passwordPolicy = passwordPolicy; self.limits = limits
         self.limiter = RateLimiter(store: database.rateLimits, clock: clock)
         self.audit = audit; self.sessions = sessions; self.clock = clock
@@ -77,41 +81,54 @@ public struct AccountService: Sendable {
     /// Checks an email and password. Unknown emails cost the same Argon2id verification as known ones
     /// and get the same answer, so neither the reply nor its timing tells whether an account exists.
     ///
-    /// Only failures are counted, per IP (network) and per account: an address that many users sign in
-    /// from is never limited by their successes. Once failures reach a limit the attempt is refused
-    /// before any hash is computed, even with the right password (the back-off must be waited out), but
-    /// only for that address or that account. The audit entry names the reason for operators.
-    public func authenticate(email rawEmail: String, password: String, context: ClientContext) async throws -> User {
+    /// Only failures are counted: per IP (network), per account *and client*, and per account over every
+    /// client that never signed in to it. The client is `deviceCookie` when it is a valid ``KnownDevices``
+    /// cookie for this account (the browser signed in to it before), otherwise the address. Once failures
+    /// reach a limit the attempt is refused before any hash is computed, even with the right password — but
+    /// only for that client: a stranger's failures fill the stranger's counters and the shared one, from
+    /// which a known device is exempt (as it is from the per-IP limit: its own counter still holds).
+    /// The account's counters are keyed by the password in force, so a new password clears them.
+    public func authenticate(email rawEmail: String, password: String, context: ClientContext,
+                             deviceCookie: String? = nil) async throws -> User {
         let accountKey = EmailAddress(rawEmail)?.value ?? rawEmail.trimmingASCIIWhitespace().lowercased()
         let ipKey = limits.ipKey(context.ip)
-        let ipWait = try await limiter.wait(limits.signInPerIP, key: ipKey)
-        let accountWait = try await limiter.wait(limits.signInPerAccount, key: accountKey)
-        if let wait = [ipWait, accountWait].compactMap({ $0 }).max() {
-            let limit = ipWait == wait ? "ip" : "account"
+        let found = EmailAddress(rawEmail) == nil ? nil : try await database.users.find(email: accountKey)
+        let keys = SignInCounterKeys(account: accountKey, passwordHash: found?.passwordHash, ipKey: ipKey,
+                                     device: knownDevices.device(deviceCookie, email: accountKey))
+        let ipWait = keys.isKnownDevice ? nil : try await limiter.wait(limits.signInPerIP, key: ipKey)
+        let clientWait = try await limiter.wait(limits.signInPerAccount, key: keys.accountAndClient)
+        let anyWait = keys.isKnownDevice ? nil : try await limiter.wait(limits.signInPerAccountAnyClient, key: keys.accountAnyClient)
+        if let wait = [ipWait, clientWait, anyWait].compactMap({ $0 }).max() {
+            let limit = ipWait == wait ? "ip" : clientWait == wait ? "account" : "account_any_client"
             await audit.record(.signInRateLimited, userId: nil, context: context,
                                details: ["email": accountKey, "reason": "rate_limited", "limit": limit,
                                          "retry_after": String(Int(wait.rounded(.up)))])
             throw AccountError.rateLimited(retryAfter: wait)
         }
-        let user = EmailAddress(rawEmail) == nil ? nil : try await database.users.find(email: accountKey)
-        guard await hasher.verify(password, against: user?.passwordHash), var user else {
+        guard await hasher.verify(password, against: found?.passwordHash), var user = found else {
             try await limiter.recordFailure(limits.signInPerIP, key: ipKey)
-            try await limiter.recordFailure(limits.signInPerAccount, key: accountKey)
-            let reason = user == nil ? "unknown_account" : user?.passwordHash == nil ? "no_password" : "wrong_password"
-            await audit.record(.signInFailed, userId: user?.id, context: context, details: ["email": accountKey, "reason": reason])
+            try await limiter.recordFailure(limits.signInPerAccount, key: keys.accountAndClient)
+            if !keys.isKnownDevice { try await limiter.recordFailure(limits.signInPerAccountAnyClient, key: keys.accountAnyClient) }
+            let reason = found == nil ? "unknown_account" : found?.passwordHash == nil ? "no_password" : "wrong_password"
+            await audit.record(.signInFailed, userId: found?.id, context: context, details: ["email": accountKey, "reason": reason])
             throw AccountError.invalidCredentials
         }
         if user.disabled {
             await audit.record(.signInFailed, userId: user.id, context: context, details: ["reason": "account_disabled"])
             throw AccountError.accountDisabled
         }
-        try await limiter.reset(limits.signInPerAccount, key: accountKey)
+        try await limiter.reset(limits.signInPerAccount, key: keys.accountAndClient)
         if let stored = user.passwordHash, hasher.needsRehash(stored) {
             // Parameters changed since this hash was made: upgrade it now that we know the password.
             let upgraded = try await hasher.hash(password)
             user = try await database.users.update(id: user.id, [.passwordHash(upgraded)], at: clock.now())
         }
         return user
+    }
+
+    /// The device cookie to give a browser that just signed in to `user` with a password (``KnownDevices``).
+    public func deviceCookie(for user: User, existing: String?) -> String {
+        knownDevices.cookieValue(email: user.email, existing: existing)
     }
 
     /// Changes a signed-in user's password after checking the current one; every other session ends.
@@ -145,17 +162,23 @@ public struct AccountService: Sendable {
         _ = try await database.oneTimeTokens.invalidateAll(userId: user.id, purpose: .passwordReset)
     }
 
-    /// Deletes an account and everything hanging off it. Requires the password, unless the caller
-    /// vouches for a recent sign-in (or the account has no password).
-    public func deleteAccount(userId: String, password: String?, recentlyAuthenticated: Bool,
+    /// Deletes an account its owner asked to delete: `proof` must pass ``RecentAuthentication`` and
+    /// `confirmation` must be the account's email address, typed (any case, surrounding spaces ignored).
+    public func deleteAccount(userId: String, proof: RecentAuthentication.Proof, confirmation: String,
                               context: ClientContext) async throws {
         guard let user = try await database.users.find(id: userId) else { throw AccountError.notFound }
-        if !recentlyAuthenticated, user.passwordHash != nil {
-            try await limitPasswordCheck(userId: user.id, context: context)
-            guard let password, await hasher.verify(password, against: user.passwordHash!) else {
-                throw AccountError.invalidCredentials
-            }
-        }
+        guard confirmation.trimmingASCIIWhitespace().lowercased() == user.email else { throw AccountError.confirmationMismatch }
+        try await RecentAuthentication(accounts: self, clock: clock).verify(proof, user: user, context: context)
+        try await remove(user, context: context)
+    }
+
+    /// Deletes an account for an operator (CLI, admin API): no proof asked.
+    public func deleteAccountByOperator(userId: String, context: ClientContext) async throws {
+        guard let user = try await database.users.find(id: userId) else { throw AccountError.notFound }
+        try await remove(user, context: context)
+    }
+
+    private func remove(_ user: User, context: ClientContext) async throws {
         // Told before the rows go (the store removes the sessions with the account): should the delete
         // fail, the product has merely signed the user out.
         try await sessions.announceDeletion(userId: user.id)

@@ -98,12 +98,15 @@ public struct EmailLinks: Sendable {
         return try await proveOwnership(of: user, keepingSessionToken: nil, via: "password_reset", context: context)
     }
 
-    private func proveOwnership(of user: User, keepingSessionToken: String?, via: String, context: ClientContext) async throws -> User {
+    private func proveOwnership(of user: User, keepingSessionToken: String?, via: String, clearingPassword: Bool = false,
+                                context: ClientContext) async throws -> User {
         guard !user.emailVerified else { return user }
         if let ownershipClaim {
-            return try await ownershipClaim.claim(user, keepingSessionToken: keepingSessionToken, via: via, context: context)
+            return try await ownershipClaim.claim(user, keepingSessionToken: keepingSessionToken, via: via,
+                                                  clearingPassword: clearingPassword, context: context)
         }
-        return try await database.users.update(id: user.id, [.emailVerified(true)], at: clock.now())
+        return try await database.users.update(id: user.id, [.emailVerified(true)] + (clearingPassword ? [.passwordHash(nil)] : []),
+                                               at: clock.now())
     }
 
     /// Sends the verification link for a user's address (in the background).
@@ -123,7 +126,13 @@ public struct EmailLinks: Sendable {
 
     /// Tells the owner of an existing account that someone tried to sign up with their address, instead
     /// of telling the person at the sign-up form that the address has an account (issue #14 item 13).
-    public func sendAlreadyRegistered(to user: User) {
+    /// At most `alreadyRegisteredPerRecipient` such notes reach one account; the rest are dropped without a
+    /// trace on the page, so sign-ups with someone's address cannot flood their inbox.
+    public func sendAlreadyRegistered(to user: User) async throws {
+        if try await limiter.hit(limits.alreadyRegisteredPerRecipient, key: user.id) != nil {
+            await audit.record(.mailSuppressed, userId: user.id, context: .unknown, details: ["mail": "already_registered"])
+            return
+        }
         queue(MailMessage(to: user.email, subject: "You already have an account", textBody: """
             Someone tried to create an account with this address, which already has one. If it was you, \
             sign in at \(absoluteURL("/sign-in")) or choose a new password at \(absoluteURL("/password/forgot")).
@@ -132,19 +141,52 @@ public struct EmailLinks: Sendable {
             """))
     }
 
-    /// Marks the address verified from a verification link. On an account whose address was unproven this
-    /// is the first proof of ownership: everything attached before it is removed (``EmailOwnershipClaim``),
-    /// except `presentedSession` when it is a session of this same account.
-    public func verifyEmail(token: String, presentedSession: (token: String, userId: String)? = nil,
-                            context: ClientContext) async throws -> User {
+    /// What confirming an address did (``verifyEmail(token:presentedSession:password:context:)``).
+    public enum Verification: Sendable, Equatable {
+        /// Proven; the account's password (if any) stays, since the prover is the one who set it.
+        case verified(User)
+        /// Proven by someone who did not show they set the password: it was cleared, and `resetToken` (a
+        /// password-reset link of this account) lets the prover choose one now.
+        case passwordCleared(User, resetToken: String)
+        /// The password given is not the account's: nothing changed; `retryToken` is a fresh link for the same
+        /// confirmation (the one presented is spent).
+        case wrongPassword(retryToken: String)
+    }
+
+    /// Confirms the address behind a verification link — the POST of the confirmation page, never its GET,
+    /// so a mail scanner that opens links proves nothing.
+    ///
+    /// Confirming is the first proof of ownership on an unproven account (``EmailOwnershipClaim``), and
+    /// whoever signed up with the address may not be its owner. The password the sign-up chose survives only
+    /// when the prover shows they set it: the proof arrives in a session of this account (`presentedSession`),
+    /// or with that password (`password`, limited like every current-password check). Otherwise the password is
+    /// cleared with the claim and a reset link is issued so the prover chooses their own.
+    public func verifyEmail(token: String, presentedSession: (token: String, userId: String)? = nil, password: String? = nil,
+                            context: ClientContext) async throws -> Verification {
         guard let consumed = try await database.oneTimeTokens.consume(hash: Self.hash(token), purpose: .emailVerify, now: clock.now()),
               let user = try await database.users.find(id: consumed.userId) else {
             throw AccountError.invalidToken
         }
         let keeping = presentedSession.flatMap { $0.userId == user.id ? $0.token : nil }
-        let verified = try await proveOwnership(of: user, keepingSessionToken: keeping, via: "verify_link", context: context)
-        await audit.record(.emailVerified, userId: user.id, context: context)
-        return verified
+        var creator = keeping != nil || user.passwordHash == nil || user.emailVerified
+        if !creator, let password, !password.isEmpty {
+            try await accounts.limitPasswordCheck(userId: user.id, context: context)
+            guard await accounts.hasher.verify(password, against: user.passwordHash) else {
+                let retry = try await issue(.emailVerify, userId: user.id, lifetime: consumed.expiresAt.timeIntervalSince(clock.now()))
+                return .wrongPassword(retryToken: retry)
+            }
+            creator = true
+        }
+        if creator {
+            let verified = try await proveOwnership(of: user, keepingSessionToken: keeping, via: "verify_link", context: context)
+            await audit.record(.emailVerified, userId: user.id, context: context)
+            return .verified(verified)
+        }
+        let verified = try await proveOwnership(of: user, keepingSessionToken: nil, via: "verify_link", clearingPassword: true,
+                                                context: context)
+        await audit.record(.emailVerified, userId: user.id, context: context, details: ["password": "cleared"])
+        let reset = try await issue(.passwordReset, userId: user.id, lifetime: resetLifetime)
+        return .passwordCleared(verified, resetToken: reset)
     }
 
     static func hash(_ token: String) -> TokenHash { TokenHash(SHA256.hash(token)) }

@@ -26,24 +26,40 @@ public struct EmailOwnershipClaim: Sendable {
     ///   - keepingSessionToken: a session of this account that presented the proof, kept alive.
     ///   - via: `verify_link` or `password_reset`, for the audit log.
     @discardableResult
-    public func claim(_ user: User, keepingSessionToken: String?, via: String, context: ClientContext) async throws -> User {
+    ///   - clearingPassword: the prover did not show they set the account's password: it goes too.
+    public func claim(_ user: User, keepingSessionToken: String?, via: String, clearingPassword: Bool = false,
+                      context: ClientContext) async throws -> User {
         guard !user.emailVerified else { return user }
         let identities = try await database.externalIdentities.deleteAll(userId: user.id)
-        let ended = try await sessions.endAll(userId: user.id, keeping: keepingSessionToken)
-        let now = clock.now()
-        let grants = try await database.refreshTokens.activeGrants(userId: user.id, now: now)
+        var removed = try await endAttachments(userId: user.id, keepingSessionToken: keepingSessionToken)
+        removed["identities_removed"] = String(identities)
+        if clearingPassword { removed["password_cleared"] = "true" }
+        let claimed = try await database.users.update(id: user.id, [.emailVerified(true)] + (clearingPassword ? [.passwordHash(nil)] : []),
+                                                      at: clock.now())
+        await audit.record(.accountClaimed, userId: user.id, context: context, details: removed.merging(["via": via]) { $1 })
+        return claimed
+    }
+
+    /// The part of a claim that an import which merged a row into an unproven account does after its batch
+    /// (which already replaced the identities, the password and the verified flag in its transaction).
+    public func claimedByImport(userId: String) async throws {
+        let removed = try await endAttachments(userId: userId, keepingSessionToken: nil)
+        await audit.record(.accountClaimed, userId: userId, context: .unknown, details: removed.merging(["via": "import"]) { $1 })
+    }
+
+    /// Ends every session but `keepingSessionToken`'s, revokes refresh tokens (and the access tokens they
+    /// produced) and remembered consents; returns the counts for the audit entry.
+    private func endAttachments(userId: String, keepingSessionToken: String?) async throws -> [String: String] {
+        let ended = try await sessions.endAll(userId: userId, keeping: keepingSessionToken)
+        let grants = try await database.refreshTokens.activeGrants(userId: userId, now: clock.now())
         for clientID in Set(grants.map(\.clientId)) {
-            try await revocation.revokeClient(userId: user.id, clientId: clientID)
+            try await revocation.revokeClient(userId: userId, clientId: clientID)
         }
         var consents = 0
-        for consent in try await database.consents.list(userId: user.id) {
-            if try await database.consents.revoke(userId: user.id, clientId: consent.clientId) { consents += 1 }
+        for consent in try await database.consents.list(userId: userId) {
+            if try await database.consents.revoke(userId: userId, clientId: consent.clientId) { consents += 1 }
         }
-        let claimed = try await database.users.update(id: user.id, [.emailVerified(true)], at: now)
-        await audit.record(.accountClaimed, userId: user.id, context: context, details: [
-            "via": via, "identities_removed": String(identities), "sessions_ended": String(ended),
-            "grants_revoked": String(Set(grants.map(\.clientId)).count), "consents_removed": String(consents),
-        ])
-        return claimed
+        return ["sessions_ended": String(ended), "grants_revoked": String(Set(grants.map(\.clientId)).count),
+                "consents_removed": String(consents)]
     }
 }

@@ -14,6 +14,8 @@ public enum AuditEventType: String, Sendable, CaseIterable {
     /// The first proof of email ownership removed what was attached to the account before it.
     case accountClaimed = "account.claimed"
     case passwordCheckRateLimited = "password.check_rate_limited"
+    /// A notification mail was not sent because its recipient already got the most allowed.
+    case mailSuppressed = "mail.suppressed"
     case accountDisabled = "account.disabled"
     case accountDeleted = "account.deleted"
     case accountImported = "account.imported"

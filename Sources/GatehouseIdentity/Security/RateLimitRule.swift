@@ -20,9 +20,16 @@ public struct RateLimitRule: Sendable, Equatable {
 public struct RateLimitPolicy: Sendable {
     /// Failed sign-ins per client IP (IPv6 keyed by its `/ipv6PrefixLength` network).
     public var signInPerIP: [RateLimitRule]
-    /// Failed sign-ins per account (email), tiered so repeated failures back off: 5 a minute, then 10
-    /// per 15 minutes, then 20 an hour. While backed off even the right password waits; a success resets them.
+    /// Failed sign-ins per account *and client* — the client is the browser's device cookie (``KnownDevices``)
+    /// or else its address (``ipKey(_:)``) — tiered so repeated failures back off: 5 a minute, then 10 per 15
+    /// minutes, then 20 an hour. While backed off even the right password waits, but only from that client; a
+    /// success resets them, and so does a new password (the counters are keyed by the password in force).
     public var signInPerAccount: [RateLimitRule]
+    /// Failed sign-ins per account from every client that never signed in to it, taken together: the ceiling
+    /// on guessing one account from many addresses. Reaching it holds back new clients only; a browser that
+    /// signed in to the account before (its device cookie) is exempt, so a stranger's failures never lock the
+    /// owner out of their own browser.
+    public var signInPerAccountAnyClient = [RateLimitRule(bucket: "sign_in.account_any.1", limit: 50, window: 3600)]
     public var signUpPerIP: [RateLimitRule]
     public var passwordForgotPerIP: [RateLimitRule]
     public var passwordForgotPerAccount: [RateLimitRule]
@@ -31,6 +38,13 @@ public struct RateLimitPolicy: Sendable {
     public var ipv6PrefixLength: Int
     /// Current-password checks of a signed-in account (`/account/password`, `/account/delete`), per account.
     public var currentPasswordPerAccount = [RateLimitRule(bucket: "password_check.account", limit: 5, window: 900)]
+    /// "You already have an account" notes per recipient account: a sign-up with a taken address mails its
+    /// owner, so without a limit anyone could flood that inbox through the sign-up form. Extra notes are
+    /// dropped silently (the sign-up page answers the same either way).
+    public var alreadyRegisteredPerRecipient = [
+        RateLimitRule(bucket: "already_registered.recipient.1", limit: 1, window: 3600),
+        RateLimitRule(bucket: "already_registered.recipient.2", limit: 3, window: 86_400),
+    ]
     /// Admin API (`/admin/v1/`) requests per admin client: 600 a minute, ample for an admin screen or a
     /// nightly sync, small enough that a leaked admin token cannot page through every account in seconds.
     public var adminAPIPerClient = [RateLimitRule(bucket: "admin_api.client", limit: 600, window: 60)]
@@ -57,6 +71,8 @@ public struct RateLimitPolicy: Sendable {
                                      passwordForgotPerAccount: [], passwordResetPerIP: [])
         policy.currentPasswordPerAccount = []
         policy.adminAPIPerClient = []
+        policy.alreadyRegisteredPerRecipient = []
+        policy.signInPerAccountAnyClient = []
         return policy
     }()
 

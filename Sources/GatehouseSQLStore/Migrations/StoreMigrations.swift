@@ -264,6 +264,19 @@ public enum StoreMigrations {
             SQLMigration(version: 22, name: "drop_refresh_tokens_by_client", sql: """
                 DROP INDEX IF EXISTS refresh_tokens_by_client;
                 """),
+            // Which accounts an import may update without being asked (created by one), and whether an account's
+            // verified flag came from an import file rather than a proof in Gatehouse. Existing accounts with an
+            // external id or an import audit entry were imported; their flag counts as the file's unless the audit
+            // log shows Gatehouse proving the address afterwards.
+            SQLMigration(version: 23, name: "users_import_origin", sql: """
+                ALTER TABLE users ADD COLUMN imported \(t.boolean) NOT NULL DEFAULT \(t.falseDefault);
+                ALTER TABLE users ADD COLUMN verified_by_import \(t.boolean) NOT NULL DEFAULT \(t.falseDefault);
+                UPDATE users SET imported = TRUE WHERE external_id IS NOT NULL
+                    OR id IN (SELECT user_id FROM audit_log WHERE event_type = 'account.imported' AND user_id IS NOT NULL);
+                UPDATE users SET verified_by_import = email_verified WHERE imported = TRUE
+                    AND id NOT IN (SELECT user_id FROM audit_log WHERE user_id IS NOT NULL
+                                   AND event_type IN ('email.verified', 'account.claimed', 'password.reset'));
+                """),
             // Access tokens issued before this instant (milliseconds) are void: a reset, "end all sessions" or
             // disable kills the tokens that have no refresh family to revoke as well.
             SQLMigration(version: 25, name: "users_tokens_not_before", sql: """

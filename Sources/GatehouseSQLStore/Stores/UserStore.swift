@@ -37,7 +37,10 @@ struct SQLUserStore<Database: SQLDatabase>: UserStore {
             }
         }
         let changed = UserColumn.allCases.filter { assignments[$0] != nil }
-        let setClause = (changed + [.updatedAt]).map { "\($0.name) = ?" }.joined(separator: ", ")
+        var setClause = (changed + [.updatedAt]).map { "\($0.name) = ?" }.joined(separator: ", ")
+        // Whatever sets the verified flag here is Gatehouse's own proof (a link, a reset, an operator): no
+        // longer the import file's word, so later imports treat the address as proven.
+        if assignments[.emailVerified] != nil { setClause += ", verified_by_import = FALSE" }
         let parameters: [any SQLBindable] = changed.compactMap { assignments[$0] } + [at, id]
         let sql = "UPDATE users SET \(setClause) WHERE id = ? RETURNING \(UserSQL.columns)"
         let updated = try await database.write { db in try db.queryOne(sql, parameters, UserSQL.decode) }

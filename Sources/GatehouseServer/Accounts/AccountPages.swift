@@ -12,8 +12,6 @@ struct AccountPages: Sendable {
     let accounts: AccountService
     let links: EmailLinks
     let tokens: TokenService
-    /// How recent a sign-in must be to delete the account without re-entering the password.
-    let recentSignInWindow: TimeInterval = 5 * 60
 
     var reader: WebSessionReader { context.reader }
     var sessions: SessionService { context.sessions }

@@ -51,23 +51,59 @@ extension AccountPages {
                 return withRetryAfter(try await context.accountPage(web: web, active: active, error: error.message, status: context.status(for: error)), error)
             }
         }
+        router.get("/account/delete", head: .servedByGet) { request async throws in
+            let web = try await reader.read(request)
+            guard let active = web.active else { return signInRedirect(request) }
+            return deletePage(web: web, active: active, error: nil)
+        }
         router.post("/account/delete") { request async throws in
             let (form, web, active) = try await reader.signedInForm(request)
-            let recent = clock.now().timeIntervalSince(active.session.createdAt) < recentSignInWindow
+            // The password when the page asked for it; otherwise the session's own recent provider sign-in.
+            let password = try field(form, "password")
+            let proof: RecentAuthentication.Proof = password.isEmpty ? .signIn(active.session) : .password(password)
             do {
                 let revoking = try await providers.tokensToRevoke(userId: active.user.id)
-                try await accounts.deleteAccount(userId: active.user.id, password: form["password"], recentlyAuthenticated: recent,
+                try await accounts.deleteAccount(userId: active.user.id, proof: proof, confirmation: try field(form, "confirm_email", max: 320),
                                                  context: request.clientContext)
                 await providers.accountDeleted(revoking: revoking, userId: active.user.id, context: request.clientContext)
                 var response = Response.redirect(to: "/sign-in?signed_out=1")
                 response.setCookie(reader.cookies.clearSession)
                 return response
             } catch let error as AccountError {
-                return withRetryAfter(try await context.accountPage(web: web, active: active, error: error == .invalidCredentials
-                                                            ? "The password is not right; the account was not deleted." : error.message,
-                                                            status: context.status(for: error)), error)
+                let message = error == .invalidCredentials ? "The password is not right; the account was not deleted." : error.message
+                return withRetryAfter(deletePage(web: web, active: active, error: message, status: context.status(for: error)), error)
             }
         }
+    }
+
+    /// Deleting the account, on its own page: a fresh proof (``RecentAuthentication``) and the email typed.
+    /// A provider-only user is never asked for a password: they sign in with their provider again.
+    func deletePage(web: WebSession, active: ActiveSession, error: String?, status: HTTPStatus = .ok) -> Response {
+        let methods = RecentAuthentication(accounts: accounts, clock: clock).methods(user: active.user, session: active.session)
+        let csrf = reader.token(for: web)
+        let canDelete = methods.password || methods.sessionIsRecent
+        let proof: HTML = methods.password ? """
+            <label for="delete_password">Your password</label><input id="delete_password" name="password" type="password" autocomplete="current-password" required>
+            """ : methods.sessionIsRecent ? "<p class=\"muted\">You signed in again just now; that confirms it is you.</p>" : .empty
+        let again: HTML = methods.password || methods.sessionIsRecent ? .empty : """
+            <p>To confirm it is you, sign in again with the provider you use:</p>
+            \(providers.signInButtons(csrf: csrf, returnTo: "/account/delete"))
+            """
+        let form: HTML = !canDelete ? .empty : """
+            <form method="post" action="/account/delete">\(context.hidden("csrf_token", csrf))
+            \(proof)
+            <label for="confirm_email">Type your email address, <strong>\(active.user.email)</strong>, to confirm</label>
+            <input id="confirm_email" name="confirm_email" type="text" autocomplete="off" required>
+            <button type="submit" class="danger">Delete my account</button></form>
+            """
+        var response = context.page("Delete your account", """
+            \(PageLayout.notice(error))
+            <p>This deletes your account, ends every session and removes every sign-in method. It cannot be undone.</p>
+            \(again)\(form)
+            <p><a href="/account">Keep my account</a></p>
+            """, web: web, status: status, csrfToken: csrf)
+        response.noStore()
+        return response
     }
 
     static let notices: [String: String] = [

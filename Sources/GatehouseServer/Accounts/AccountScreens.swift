@@ -59,10 +59,7 @@ extension PageContext {
             <label for="new_password">New password</label><input id="new_password" name="new_password" type="password" autocomplete="new-password" minlength="10" required>
             <button type="submit">Change password</button></form>
             <h2>Delete account</h2>
-            <form method="post" action="/account/delete">\(csrf)
-            <label for="delete_password">Password</label><input id="delete_password" name="password" type="password" autocomplete="current-password">
-            <p class="muted">This deletes your account and ends every session. It cannot be undone.</p>
-            <button type="submit" class="danger">Delete my account</button></form>
+            <p><a href="/account/delete">Delete my account…</a> <span class="muted">(asks you to confirm it is you)</span></p>
             """, web: web, status: status, csrfToken: token)
     }
 

@@ -23,7 +23,10 @@ extension AccountPages {
         }
         router.get("/password/reset/{token}") { request async throws in
             let web = try await reader.read(request)
-            return resetPage(web: web, token: request.pathParameters["token"] ?? "", error: nil)
+            let confirmed = request.query["confirmed"] == "1"
+                ? "Your email address is confirmed. The password chosen at sign-up was removed with everything attached to the account: choose yours."
+                : nil
+            return resetPage(web: web, token: request.pathParameters["token"] ?? "", error: nil, info: confirmed)
         }
         router.post("/password/reset/{token}") { request async throws in
             let (form, web) = try await reader.postedForm(request)
@@ -39,18 +42,49 @@ extension AccountPages {
                 return withRetryAfter(resetPage(web: web, token: token, error: error.message, status: context.status(for: error)), error)
             }
         }
+        // The link only shows a page: mail scanners open links (without cookies) and must prove nothing.
         router.get("/email/verify/{token}") { request async throws in
             let web = try await reader.read(request)
+            return verifyPage(web: web, token: request.pathParameters["token"] ?? "", error: nil)
+        }
+        router.post("/email/verify/{token}") { request async throws in
+            let (form, web) = try await reader.postedForm(request)
             do {
                 let presented = web.token.flatMap { token in web.user.map { (token: token, userId: $0.id) } }
-                let user = try await links.verifyEmail(token: request.pathParameters["token"] ?? "", presentedSession: presented,
-                                                       context: request.clientContext)
-                return web.user?.id == user.id ? .redirect(to: "/account?notice=email-verified")
-                    : context.page("Email confirmed", #"<p>Your email address is confirmed. <a href="/sign-in">Sign in</a></p>"#, web: web)
+                switch try await links.verifyEmail(token: request.pathParameters["token"] ?? "", presentedSession: presented,
+                                                   password: try field(form, "password"), context: request.clientContext) {
+                case .verified(let user):
+                    return web.user?.id == user.id ? .redirect(to: "/account?notice=email-verified")
+                        : context.page("Email confirmed", #"<p>Your email address is confirmed. <a href="/sign-in">Sign in</a></p>"#, web: web)
+                case .passwordCleared(_, let resetToken):
+                    // The prover holds the address but not the password: they choose one now.
+                    return .redirect(to: "/password/reset/" + PercentDecoding.encode(resetToken) + "?confirmed=1")
+                case .wrongPassword(let retry):
+                    return verifyPage(web: web, token: retry, error: "That is not the account's password. Enter it again, or leave it empty.",
+                                      status: .unauthorized)
+                }
             } catch let error as AccountError {
-                return context.page("Link not valid", PageLayout.notice(error.message), web: web, status: .badRequest)
+                let status: HTTPStatus = if case .rateLimited = error { .tooManyRequests } else { .badRequest }
+                return withRetryAfter(context.page("Link not valid", PageLayout.notice(error.message), web: web, status: status), error)
             }
         }
+    }
+
+    func verifyPage(web: WebSession, token: String, error: String?, status: HTTPStatus = .ok) -> Response {
+        let signedIn = web.user != nil
+        var response = context.page("Confirm your email address", """
+            \(PageLayout.notice(error))
+            <form method="post" action="/email/verify/\(PercentDecoding.encode(token))">\(context.hidden("csrf_token", reader.token(for: web)))
+            \(signedIn ? HTML.empty : """
+            <label for="password">Password <span class="muted">(the one you chose when you signed up)</span></label>
+            <input id="password" name="password" type="password" autocomplete="current-password">
+            <p class="muted">Did someone else create this account with your address, or do you not remember the password?
+            Leave it empty: confirming then removes the password and everything attached to the account, and you choose a new password.</p>
+            """)
+            <button type="submit">Confirm my email address</button></form>
+            """, web: web, status: status)
+        response.noStore()
+        return response
     }
 
     func forgotPage(web: WebSession, email: String, error: String?, status: HTTPStatus = .ok) -> Response {
@@ -62,9 +96,9 @@ extension AccountPages {
             """, web: web, status: status)
     }
 
-    func resetPage(web: WebSession, token: String, error: String?, status: HTTPStatus = .ok) -> Response {
+    func resetPage(web: WebSession, token: String, error: String?, info: String? = nil, status: HTTPStatus = .ok) -> Response {
         context.page("Choose a new password", """
-            \(PageLayout.notice(error))
+            \(PageLayout.notice(error))\(PageLayout.notice(info, kind: "info"))
             <form method="post" action="/password/reset/\(PercentDecoding.encode(token))">\(context.hidden("csrf_token", reader.token(for: web)))
             <label for="new_password">New password</label><input id="new_password" name="new_password" type="password" autocomplete="new-password" minlength="10" required>
             <button type="submit">Set password</button></form>

@@ -18,13 +18,17 @@ extension AccountPages {
             let email = try field(form, "email", max: 320), password = try field(form, "password", max: 1024)
             let returnTo = ReturnPath.validated(form["return_to"])
             do {
-                let user = try await accounts.authenticate(email: email, password: password, context: request.clientContext)
+                let device = request.cookies[reader.cookies.name("device")]
+                let user = try await accounts.authenticate(email: email, password: password, context: request.clientContext,
+                                                           deviceCookie: device)
                 // A new session id at every sign-in; any session the browser had is ended.
                 if let old = web.token { try await sessions.end(token: old) }
                 let issued = try await sessions.start(userId: user.id, methods: ["pwd"], context: request.clientContext)
                 await accountsAudit(.signInSucceeded, user.id, request)
                 var response = Response.redirect(to: returnTo ?? ReturnPath.fallback)
                 response.setCookie(reader.cookies.sessionCookie(token: issued.token))
+                // This browser is now a known device of the account: strangers' failures no longer hold it back.
+                response.setCookie(reader.cookies.deviceCookie(value: accounts.deviceCookie(for: user, existing: device)))
                 return response
             } catch let error as AccountError {
                 return withRetryAfter(context.signInPage(web: web, email: email, returnTo: returnTo, error: error.message,

@@ -18,7 +18,7 @@ extension AccountPages {
                 // either way; the owner of the address learns which by mail.
                 switch try await accounts.signUp(email: email, password: password, displayName: name, context: request.clientContext) {
                 case .created(let user): try? await links.sendVerification(to: user)
-                case .alreadyRegistered(let owner): links.sendAlreadyRegistered(to: owner)
+                case .alreadyRegistered(let owner): try? await links.sendAlreadyRegistered(to: owner)
                 }
                 return .redirect(to: "/sign-up/check-email")
             } catch let error as AccountError {

@@ -74,7 +74,8 @@ public struct IdentityServices: Sendable {
         sessions = SessionService(database: database, policy: configuration.sessions, clock: clock,
                                   accessTokenLifetime: configuration.oauth.accessTokenLifetime, events: listening)
         accounts = AccountService(database: database, hasher: hasher, passwordPolicy: configuration.passwordPolicy,
-                                  limits: configuration.rateLimits, audit: audit, sessions: sessions, clock: clock)
+                                  limits: configuration.rateLimits, audit: audit, sessions: sessions, clock: clock,
+                                  deviceKey: secrets.derivedKey("known-device"))
         let publicURL = configuration.publicURL.absoluteString.hasSuffix("/")
             ? String(configuration.publicURL.absoluteString.dropLast()) : configuration.publicURL.absoluteString
         // The first proof of email ownership removes what an unproven account collected (issue #14 item 2).
@@ -91,7 +92,8 @@ public struct IdentityServices: Sendable {
         handoffs = HandoffTokens(store: database.oneTimeTokens, clock: clock, lifetime: configuration.handoffLifetime)
         handoffConfirmations = HandoffConfirmations(store: database.oneTimeTokens, clock: clock)
         administration = AccountAdministration(database: database, accounts: accounts, sessions: sessions, audit: audit, clock: clock)
-        importer = UserImporter(database: database, audit: audit, clock: clock, subjectSource: configuration.subjectSource)
+        importer = UserImporter(database: database, audit: audit, clock: clock, subjectSource: configuration.subjectSource,
+                                ownershipClaim: ownershipClaim)
         authorization = AuthorizationService(database: database, settings: configuration.oauth, clock: clock)
         var reader = WebSessionReader(sessions: sessions,
                                       cookies: CookiePolicy(publicURL: configuration.publicURL,

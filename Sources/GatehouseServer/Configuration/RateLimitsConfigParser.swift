@@ -14,12 +14,14 @@ enum RateLimitsConfigParser {
     static var ruleKeys: [(key: String, path: WritableKeyPath<RateLimitPolicy, [RateLimitRule]>, bucket: String)] { [
         ("sign_in_per_ip", \.signInPerIP, "sign_in.ip"),
         ("sign_in_per_account", \.signInPerAccount, "sign_in.account"),
+        ("sign_in_per_account_any_client", \.signInPerAccountAnyClient, "sign_in.account_any"),
         ("sign_up_per_ip", \.signUpPerIP, "sign_up.ip"),
         ("password_forgot_per_ip", \.passwordForgotPerIP, "password_forgot.ip"),
         ("password_forgot_per_account", \.passwordForgotPerAccount, "password_forgot.account"),
         ("password_reset_per_ip", \.passwordResetPerIP, "password_reset.ip"),
         ("current_password_per_account", \.currentPasswordPerAccount, "password_check.account"),
         ("admin_api_per_client", \.adminAPIPerClient, "admin_api.client"),
+        ("already_registered_per_recipient", \.alreadyRegisteredPerRecipient, "already_registered.recipient"),
     ] }
 
     static var knownKeys: Set<String> { Set(["enabled", "ipv6_prefix_length"] + ruleKeys.map(\.key)) }

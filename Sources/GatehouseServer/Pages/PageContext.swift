@@ -38,7 +38,7 @@ struct PageContext: Sendable {
         case .emailTaken, .lastSignInMethod: .conflict
         case .invalidToken, .notFound: .badRequest
         case .emailUnverified, .reauthenticationRequired: .forbidden
-        case .invalidEmail, .weakPassword: .unprocessableContent
+        case .invalidEmail, .weakPassword, .confirmationMismatch: .unprocessableContent
         }
     }
 

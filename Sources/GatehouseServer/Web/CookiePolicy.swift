@@ -40,6 +40,12 @@ public struct CookiePolicy: Sendable {
                        httpOnly: true, sameSite: .lax)
     }
 
+    /// The known-device cookie (``KnownDevices``): a year, outliving sessions and sign-outs on purpose.
+    public func deviceCookie(value: String) -> SetCookie {
+        try! SetCookie(name: name("device"), value: value, maxAge: 365 * 86_400, path: path, secure: secure,
+                       httpOnly: true, sameSite: .lax)
+    }
+
     public var clearSession: SetCookie { try! SetCookie.expiring(sessionCookie, path: path, secure: secure) }
 
     public func csrfCookie(value: String) -> SetCookie {

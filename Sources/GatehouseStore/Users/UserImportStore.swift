@@ -45,8 +45,59 @@ public struct ImportOutcome: Sendable, Equatable {
     public var line: Int
     public var userId: String
     public var action: Action
+    /// The row was merged into an unproven account created in Gatehouse, whose previous attachments must go
+    /// (sessions, refresh tokens, consents) once the batch is written; its identities went in the batch.
+    public var claimed: Bool
 
-    public init(line: Int, userId: String, action: Action) { self.line = line; self.userId = userId; self.action = action }
+    public init(line: Int, userId: String, action: Action, claimed: Bool = false) {
+        self.line = line; self.userId = userId; self.action = action; self.claimed = claimed
+    }
+}
+
+/// What the store knows of the existing account an import row matches (by external id, then by email).
+public struct ImportMatch: Sendable, Equatable {
+    public var userId: String
+    public var email: String
+    public var emailVerified: Bool
+    public var hasPassword: Bool
+    /// Created by an import, or merged into one at the operator's explicit request.
+    public var imported: Bool
+    /// The verified flag came from an import file; Gatehouse itself has not proven the address since.
+    public var verifiedByImport: Bool
+
+    public init(userId: String, email: String, emailVerified: Bool, hasPassword: Bool, imported: Bool, verifiedByImport: Bool) {
+        self.userId = userId; self.email = email; self.emailVerified = emailVerified; self.hasPassword = hasPassword
+        self.imported = imported; self.verifiedByImport = verifiedByImport
+    }
+}
+
+/// How a row is written onto the account it matched — decided by the identity layer's import rules.
+public enum ImportMerge: Sendable, Equatable {
+    case update(ImportUpdate)
+    /// Not written: the reason is reported with the row's line, and the batch rolls back.
+    case refuse(reason: String)
+}
+
+/// The parts of an update the import rules decide (name, creation time and external id follow the row).
+public struct ImportUpdate: Sendable, Equatable {
+    public enum Password: Sendable, Equatable {
+        case keep
+        case set(String)
+        /// The account's creator chose a password the real owner never knew: it goes.
+        case clear
+    }
+    public var emailVerified: Bool
+    public var verifiedByImport: Bool
+    public var password: Password
+    /// Unlink every identity the account had before the row's own are linked (the account is being claimed).
+    public var dropIdentities: Bool
+    /// The account is matched by later imports without asking again.
+    public var markImported: Bool
+
+    public init(emailVerified: Bool, verifiedByImport: Bool, password: Password, dropIdentities: Bool = false, markImported: Bool = true) {
+        self.emailVerified = emailVerified; self.verifiedByImport = verifiedByImport; self.password = password
+        self.dropIdentities = dropIdentities; self.markImported = markImported
+    }
 }
 
 /// A row the database refused (its email or identity belongs to another account); the whole
@@ -62,12 +113,17 @@ public struct ImportRowConflict: Error, Sendable, Equatable {
 public protocol UserImportStore: Sendable {
     /// Creates or updates every row of `batch` in one transaction.
     ///
-    /// A row matches an existing account by `externalId` first, then by `email`; a match is
-    /// updated (email, name, verified flag, creation time and password hash when given, external
-    /// id), otherwise an account is created with `newId`. Identities are linked when absent and
-    /// refreshed when already linked to the same account. Throws ``ImportRowConflict`` (and
-    /// writes nothing) when a row's email, external id or identity belongs to another account.
-    func importBatch(_ batch: [ImportedUser], at: Date) async throws -> [ImportOutcome]
+    /// A row matches an existing account by `externalId` first, then by `email`; `merge` decides, inside the
+    /// transaction, how a match is written (or refuses it), otherwise an account is created with `newId`
+    /// (marked imported). Identities are linked when absent and refreshed when already linked to the same
+    /// account. Throws ``ImportRowConflict`` (and writes nothing) when `merge` refuses a row or a row's email,
+    /// external id or identity belongs to another account.
+    func importBatch(_ batch: [ImportedUser], at: Date,
+                     merge: @escaping @Sendable (ImportedUser, ImportMatch) -> ImportMerge) async throws -> [ImportOutcome]
+
+    /// The account `row` would be written onto, if any; throws ``ImportRowConflict`` when its email and its
+    /// external id name two different accounts.
+    func match(_ row: ImportedUser) async throws -> ImportMatch?
 
     /// The account whose external id is `externalId`.
     func find(externalId: String) async throws -> User?

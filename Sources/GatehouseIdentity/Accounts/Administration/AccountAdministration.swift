@@ -83,7 +83,7 @@ public struct AccountAdministration: Sendable {
     public func delete(id: String) async throws {
         // Sealed before the rows go (the tokens live in them), queued only once the delete happened.
         let pending = try providerTokens?.prepare(try await database.externalIdentities.list(userId: id)) ?? []
-        try await accounts.deleteAccount(userId: id, password: nil, recentlyAuthenticated: true, context: .unknown)
+        try await accounts.deleteAccountByOperator(userId: id, context: .unknown)
         await providerTokens?.enqueue(pending, userId: id, context: .unknown)
     }
 

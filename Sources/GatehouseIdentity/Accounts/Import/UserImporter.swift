@@ -8,7 +8,8 @@ import GatehouseStore
 /// Every record is validated first; any invalid record stops the import before anything is
 /// written, with every problem reported by line. Valid records are then written in batches, each
 /// one transaction (a row the database refuses rolls its batch back). Re-running the same file
-/// updates the same accounts: rows match by external id, then by email.
+/// updates the same accounts: rows match by external id, then by email. A row that matches an account
+/// created in Gatehouse is a conflict unless the operator asks to merge (``ImportMergeRule``).
 public struct UserImporter: Sendable {
     /// Omniauth strategy names → Gatehouse provider names.
     public static let providerAliases = ["google_oauth2": "google", "openid_connect": "oidc"]
@@ -21,6 +22,8 @@ public struct UserImporter: Sendable {
     public struct Report: Sendable, Equatable {
         public var created = 0
         public var updated = 0
+        /// Unproven Gatehouse accounts a merge claimed (sessions ended, password replaced or cleared).
+        public var claimed = 0
         public var errors: [ImportRowError] = []
         public var dryRun = false
     }
@@ -30,15 +33,20 @@ public struct UserImporter: Sendable {
     let clock: IdentityClock
     let subjectSource: SubjectSource
     let batchSize: Int
+    /// What a merge into an unproven account removes; nil only in tests of the importer alone.
+    let ownershipClaim: EmailOwnershipClaim?
 
     public init(database: any GatehouseDatabase, audit: AuditTrail, clock: IdentityClock, subjectSource: SubjectSource = .gatehouse,
-                batchSize: Int = 500) {
+                batchSize: Int = 500, ownershipClaim: EmailOwnershipClaim? = nil) {
         self.database = database; self.audit = audit; self.clock = clock; self.subjectSource = subjectSource
-        self.batchSize = max(1, batchSize)
+        self.batchSize = max(1, batchSize); self.ownershipClaim = ownershipClaim
     }
 
     /// Imports `text` (JSON lines or CSV); with `dryRun` it validates and reports without writing.
-    public func run(_ text: String, format: ImportFileReader.Format? = nil, dryRun: Bool) async throws -> Report {
+    /// With `mergeExisting` rows may be merged into accounts created in Gatehouse (``ImportMergeRule``).
+    public func run(_ text: String, format: ImportFileReader.Format? = nil, dryRun: Bool,
+                    mergeExisting: Bool = false) async throws -> Report {
+        let rule = ImportMergeRule(mergeExisting: mergeExisting)
         let (records, readErrors) = ImportFileReader.read(text, format: format ?? ImportFileReader.detect(text))
         var report = Report(dryRun: dryRun)
         report.errors = readErrors
@@ -48,22 +56,39 @@ public struct UserImporter: Sendable {
         }
         report.errors.sort { $0.line < $1.line }
         guard report.errors.isEmpty else { return report }
-        if dryRun {
-            for row in rows {
-                let existing = try await existingUser(row)
-                if existing == nil { report.created += 1 } else { report.updated += 1 }
+        // Every row judged before anything is written, so a conflict anywhere writes nothing (as a bad row does).
+        var planned = (created: 0, updated: 0)
+        for row in rows {
+            do {
+                guard let match = try await database.userImports.match(row) else { planned.created += 1; continue }
+                if case .refuse(let reason) = rule.decide(row, onto: match) {
+                    report.errors.append(ImportRowError(line: row.line, message: reason))
+                } else {
+                    planned.updated += 1
+                }
+            } catch let conflict as ImportRowConflict {
+                report.errors.append(ImportRowError(line: conflict.line, message: conflict.reason))
             }
+        }
+        guard report.errors.isEmpty else { return report }
+        if dryRun {
+            report.created = planned.created; report.updated = planned.updated
             return report
         }
         var start = 0
         while start < rows.count {
             let batch = Array(rows[start..<min(start + batchSize, rows.count)])
             do {
-                let outcomes = try await database.userImports.importBatch(batch, at: clock.now())
+                // The rule is applied again inside the transaction: an account created since the check is still refused.
+                let outcomes = try await database.userImports.importBatch(batch, at: clock.now()) { rule.decide($0, onto: $1) }
                 for outcome in outcomes {
                     if outcome.action == .created { report.created += 1 } else { report.updated += 1 }
                     await audit.record(outcome.action == .created ? .accountImported : .accountUpdated, userId: outcome.userId,
                                        context: .unknown, details: ["by": "import"])
+                    if outcome.claimed {
+                        try await ownershipClaim?.claimedByImport(userId: outcome.userId)
+                        report.claimed += 1
+                    }
                 }
             } catch let conflict as ImportRowConflict {
                 report.errors.append(ImportRowError(line: conflict.line, message: conflict.reason + " (its batch was not written)"))
@@ -72,11 +97,6 @@ public struct UserImporter: Sendable {
             start += batchSize
         }
         return report
-    }
-
-    private func existingUser(_ row: ImportedUser) async throws -> User? {
-        if let external = row.externalId, let user = try await database.userImports.find(externalId: external) { return user }
-        return try await database.users.find(email: row.email)
     }
 
     func validate(_ record: ImportRecord) throws(ImportRowError) -> ImportedUser {

@@ -6,13 +6,13 @@ import GatehouseSQLite
 enum BackupCommand: CLICommand {
     static let name = "backup"
     static let summary = "Copy the serving SQLite database to a file"
-    static let options = ["--config": true, "--force": false]
+    static let options = ["--config": true, "--force": false, "--pages-per-step": true]
     static let takesAction = true
     static let help = """
-        Usage: gatehouse backup FILE [--force] [--config FILE]
+        Usage: gatehouse backup FILE [--force] [--pages-per-step N] [--config FILE]
 
         Copies the SQLite database of GATEHOUSE_DATABASE_URL to FILE while the server keeps serving, through
-        SQLite's online backup API: one read snapshot, \(SQLiteBackup.defaultPagesPerStep) pages per step with a
+        SQLite's online backup API: one read snapshot, N pages per step (default \(SQLiteBackup.defaultPagesPerStep)) with a
         short pause between steps. The copy is checked with PRAGMA integrity_check before it replaces FILE.
         Refuses (exit 2) a PostgreSQL database (use pg_dump), an existing FILE without --force, and a FILE
         that cannot be written. Restoring: docs/backup.md.
@@ -34,7 +34,12 @@ enum BackupCommand: CLICommand {
             throw UsageError(message: "no SQLite database at \(source)")
         }
         try checkTarget(file, source: source, force: options.flag("--force"))
-        let report = try SQLiteBackup.copy(sourcePath: source, targetPath: file)
+        var pagesPerStep = SQLiteBackup.defaultPagesPerStep
+        if let text = options.value("--pages-per-step") {
+            guard let value = Int32(text), value > 0 else { throw UsageError(message: "--pages-per-step must be a positive number") }
+            pagesPerStep = value
+        }
+        let report = try SQLiteBackup.copy(sourcePath: source, targetPath: file, pagesPerStep: pagesPerStep)
         print("backed up \(source) to \(file): \(report.pages) pages, \(report.bytes) bytes, \(report.steps) steps; integrity_check ok")
         return ExitCode.success
     }

@@ -25,16 +25,20 @@ public enum SQLiteBackup {
     public static func copy(sourcePath: String, targetPath: String, pagesPerStep: Int32 = defaultPagesPerStep,
                             pauseMicroseconds: UInt32 = 1000) throws -> Report {
         let partial = targetPath + ".partial-\(getpid())"
-        unlink(partial)
-        defer { unlink(partial); unlink(partial + "-journal") }
-        var source: OpaquePointer?, target: OpaquePointer?
-        defer { sqlite3_close_v2(source); sqlite3_close_v2(target) }
-        guard sqlite3_open_v2(sourcePath, &source, SQLITE_OPEN_READONLY, nil) == SQLITE_OK, let source else {
-            throw failure(source, "open \(sourcePath)")
+        let partialFiles = [partial, partial + "-journal", partial + "-wal", partial + "-shm"]
+        for file in partialFiles { unlink(file) }
+        defer { for file in partialFiles { unlink(file) } }
+        var sourceHandle: OpaquePointer?, targetHandle: OpaquePointer?
+        defer { sqlite3_close_v2(sourceHandle); sqlite3_close_v2(targetHandle) }
+        // Read-write without CREATE: a read-only handle cannot set up the WAL index when the server is not running.
+        guard sqlite3_open_v2(sourcePath, &sourceHandle, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK, let source = sourceHandle else {
+            throw failure(sourceHandle, "open \(sourcePath)")
         }
         sqlite3_busy_timeout(source, 5000)
-        guard sqlite3_open_v2(partial, &target, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil) == SQLITE_OK, let target else {
-            throw failure(target, "create \(partial)")
+        try exec(source, "PRAGMA query_only=ON")
+        guard sqlite3_open_v2(partial, &targetHandle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil) == SQLITE_OK,
+              let target = targetHandle else {
+            throw failure(targetHandle, "create \(partial)")
         }
         // The snapshot every step reads from; it ends when the source closes.
         try exec(source, "BEGIN; SELECT count(*) FROM sqlite_schema")
@@ -57,11 +61,12 @@ public enum SQLiteBackup {
             throw StoreError.unavailable(detail: "sqlite backup: integrity_check of the copy says: \(verdict)")
         }
         sqlite3_close_v2(target)
-        target = nil
+        targetHandle = nil
         guard rename(partial, targetPath) == 0 else {
             throw StoreError.unavailable(detail: "sqlite backup: rename to \(targetPath): \(String(cString: strerror(errno)))")
         }
-        let bytes = (try? FileManager.default.attributesOfItem(atPath: targetPath)[.size] as? Int) ?? 0
+        var info = stat()
+        let bytes = stat(targetPath, &info) == 0 ? Int(info.st_size) : 0
         return Report(pages: pages, steps: steps, bytes: bytes)
     }
 

@@ -10,6 +10,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 
 import requests
 
@@ -107,8 +108,12 @@ def test_backup_while_serving_then_restore_serves_the_same_users_and_tokens():
         for thread in threads:
             thread.start()
         try:
-            # A few pages per step, so the copy takes many steps while commits land between them.
-            result = backup(env, target, "--config", config, "--pages-per-step", "4")
+            while counts["requests"] < 10 and not failures:    # the load is running before the copy starts
+                time.sleep(0.01)
+            before = counts["requests"]
+            # One page per step, so the copy takes many steps while commits land between them.
+            result = backup(env, target, "--config", config, "--pages-per-step", "1")
+            during = counts["requests"] - before
         finally:
             done.set()
             for thread in threads:
@@ -117,7 +122,7 @@ def test_backup_while_serving_then_restore_serves_the_same_users_and_tokens():
         steps = int(re.search(r"(\d+) steps", result.stdout).group(1))
         assert steps > 1 and "integrity_check ok" in result.stdout, result.stdout
         assert not failures, failures
-        assert counts["requests"] > 0
+        assert during > 0, "no request completed while the copy ran"
 
         # Refusals: an existing file without --force, an unwritable place, PostgreSQL.
         again = backup(env, target, "--config", config)

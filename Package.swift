@@ -73,6 +73,8 @@ let package = Package(
 
         // MARK: Test support: one test body over an in-process or a socket client
         .target(name: "GatehouseTesting", dependencies: ["GatehouseHTTP", "GatehouseHTTPServer"]),
+        // A WebAuthn authenticator and client in software, for driving the relying party in tests.
+        .target(name: "GatehouseWebAuthnTesting", dependencies: ["GatehouseCrypto", "GatehouseIdentity"]),
 
         // MARK: Benchmarks (release-built executables)
         .executableTarget(name: "GatehouseHTTPHarness", dependencies: ["GatehouseHTTP", "GatehouseHTTPServer"], path: "bench/httpharness"),
@@ -83,7 +85,9 @@ let package = Package(
         .testTarget(name: "GatehouseHTTPServerTests", dependencies: ["GatehouseHTTPServer", "GatehouseHTTP", "GatehouseTesting"]),
         .testTarget(name: "GatehouseCryptoTests", dependencies: ["GatehouseCrypto"]),
         .testTarget(name: "GatehouseStoreTests", dependencies: ["GatehouseStore", "GatehouseSQLStore", "GatehouseSQLite", "CSQLite", "GatehousePostgres", "CLibPQ"]),
-        .testTarget(name: "GatehouseIdentityTests", dependencies: ["GatehouseIdentity", "GatehouseSQLite", "GatehouseStore", "GatehouseCrypto"]),
+        .testTarget(name: "GatehouseIdentityTests", dependencies: ["GatehouseIdentity", "GatehouseSQLite", "GatehouseStore", "GatehouseCrypto",
+                                                            "GatehouseWebAuthnTesting"],
+                    exclude: ["WebAuthn/Fixtures"]),
         .testTarget(name: "GatehouseClientTests", dependencies: ["GatehouseClient"]),
         .testTarget(name: "GatehouseClientOpenSSLTests", dependencies: ["GatehouseClientOpenSSL", "GatehouseClient", "GatehouseCrypto"]),
         // The SDK over real sockets: against a live Gatehouse and against the GitHub simulator.
@@ -95,7 +99,7 @@ let package = Package(
         .testTarget(name: "GatehouseProviderSimulatorTests", dependencies: ["GatehouseProviderSimulator", "GatehouseHTTP", "GatehouseCrypto", "GatehouseTesting"]),
         .testTarget(name: "GatehouseServerTests", dependencies: [
             "GatehouseServer", "GatehouseDemo", "GatehouseHTTP", "GatehouseTesting", "GatehouseStore", "GatehouseSQLite", "GatehouseIdentity",
-            "GatehouseCrypto", "GatehouseNetwork",
+            "GatehouseCrypto", "GatehouseNetwork", "GatehouseWebAuthnTesting",
         ]),
         .testTarget(name: "GatehouseProvidersTests", dependencies: [
             "GatehouseProviders", "GatehouseServer", "GatehouseDemo", "GatehouseProviderSimulator", "GatehouseHTTP", "GatehouseCrypto",

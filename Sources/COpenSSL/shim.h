@@ -12,6 +12,9 @@
 #include <openssl/rand.h>
 #include <openssl/pem.h>
 #include <openssl/bio.h>
+#include <openssl/x509.h>
+#include <openssl/x509v3.h>
+#include <openssl/objects.h>
 
 /* Macros that Swift cannot import, wrapped as static inline functions. */
 

@@ -127,12 +127,15 @@ def test_pages_work_without_javascript_and_set_security_headers(gatehouse):
     import urllib.request
     with urllib.request.urlopen(gatehouse.url + "/sign-in") as response:
         body = response.read().decode()
-        # No inline script (the CSP forbids it anyway); the two external scripts are for Hotwire Native (the Turbo
-        # adapter surface and the bridge), which do nothing outside the app: the forms are plain HTML and work
+        # No inline script (the CSP forbids it anyway); two external scripts are for Hotwire Native (the Turbo
+        # adapter surface and the bridge), which do nothing outside the app, and the passkey script only shows
+        # the passkey button (hidden in the HTML) where WebAuthn exists: the forms are plain HTML and work
         # without JavaScript.
         import re
         scripts = re.findall(r"<script[^>]*>", body)
-        assert scripts == ['<script src="/assets/gatehouse-turbo.js">', '<script src="/assets/gatehouse-bridge.js">']
+        assert scripts == ['<script src="/assets/gatehouse-turbo.js">', '<script src="/assets/gatehouse-bridge.js">',
+                           '<script src="/assets/gatehouse-passkeys.js" defer>']
+        assert re.search(r'<section id="passkey-sign-in" data-passkey hidden', body)
         assert '<form method="post" action="/sign-in">' in body
         assert "frame-ancestors 'none'" in response.headers["Content-Security-Policy"]
         assert response.headers["X-Content-Type-Options"] == "nosniff"

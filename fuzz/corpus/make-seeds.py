@@ -128,3 +128,22 @@ write("jwk", "kid-empty-and-missing", json.dumps({"keys": [dict(jwks["okp"], kid
 write("oauth-params", "backslash-userinfo", b"http://evil.example\\@127.0.0.1/cb\x00http://127.0.0.1/cb")
 # Regression (a harness false positive): a public key whose kid is "d" holds no private member.
 write("jwk", "kid-named-d", json.dumps(dict(jwks["ec"], kid="d")))
+
+
+# webauthn: a mode byte (0 CBOR, 1 COSE key, 2 authenticator data, 3 clientDataJSON NUL attestation
+# object), seeded from the WebAuthn Level 3 specification's test vectors.
+vectors = json.load(open(os.path.join(HERE, "..", "..", "Tests", "GatehouseIdentityTests", "WebAuthn", "Fixtures",
+                                      "webauthn-test-vectors.json")))["vectors"]
+for name in ("none-es256", "packed-self-es256", "packed-es256", "packed-rs256", "packed-eddsa"):
+    registration, authentication = vectors[name]["registration"], vectors[name]["authentication"]
+    attestation = bytes.fromhex(registration["attestationObject"])
+    write("webauthn", name + "-cbor", b"\x00" + attestation)
+    write("webauthn", name + "-assertion-data", b"\x02" + bytes.fromhex(authentication["authenticatorData"]))
+    write("webauthn", name + "-registration", b"\x03" + bytes.fromhex(registration["clientDataJSON"]) + b"\x00" + attestation)
+    # The COSE key: after rpIdHash, flags, counter, AAGUID, the id's length and the id (no extensions follow).
+    at = attestation.index(b"authData") + len(b"authData")
+    head = attestation[at]
+    length, at = (attestation[at + 1], at + 2) if head == 0x58 else (int.from_bytes(attestation[at + 1:at + 3], "big"), at + 3)
+    auth_data = attestation[at:at + length]
+    id_length = int.from_bytes(auth_data[53:55], "big")
+    write("webauthn", name + "-cose", b"\x01" + auth_data[55 + id_length:])

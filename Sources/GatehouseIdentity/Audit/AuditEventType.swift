@@ -29,4 +29,12 @@ public enum AuditEventType: String, Sendable, CaseIterable {
     case providerNotification = "provider.notification"
     case providerTokenRevoked = "provider.token_revoked"
     case providerRevocationFailed = "provider.revocation_failed"
+    // WebAuthn credentials (passkeys, security keys)
+    case passkeyAdded = "passkey.added"
+    case passkeyRegistrationFailed = "passkey.registration_failed"
+    case passkeySignInFailed = "passkey.sign_in_failed"
+    /// An assertion's signature counter did not move forward: possibly a cloned authenticator.
+    case passkeySignCountRegression = "passkey.sign_count_regression"
+    case passkeyRenamed = "passkey.renamed"
+    case passkeyRemoved = "passkey.removed"
 }

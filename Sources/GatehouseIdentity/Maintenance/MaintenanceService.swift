@@ -145,6 +145,7 @@ public final class MaintenanceService: Sendable {
             ("sessions", { try await db.sessions.purgeExpired(now: $0, limit: $1) }),
             ("authorization_codes", { try await db.authorizationCodes.purgeExpired(now: $0, limit: $1) }),
             ("flow_states", { try await db.flowStates.purgeExpired(now: $0, limit: $1) }),
+            ("webauthn_challenges", { try await db.webAuthnChallenges.purgeExpired(now: $0, limit: $1) }),
             ("one_time_tokens", { try await db.oneTimeTokens.purgeExpired(now: $0, limit: $1) }),
             ("refresh_tokens", { try await db.refreshTokens.purgeExpired(now: $0, limit: $1) }),
             ("revoked_access_tokens", { try await db.revokedAccessTokens.purgeExpired(now: $0, limit: $1) }),

@@ -19,6 +19,12 @@ public struct OAuthError: Error, Sendable, Equatable {
         case slowDown = "slow_down"
         /// RFC 6750 §3.1: a valid token without the scope the resource needs (403).
         case insufficientScope = "insufficient_scope"
+        /// RFC 9449 §5: the DPoP proof is missing, malformed, replayed or does not match the request.
+        case invalidDPoPProof = "invalid_dpop_proof"
+        /// RFC 9449 §8: the proof must carry the nonce the server sends in `DPoP-Nonce`.
+        case useDPoPNonce = "use_dpop_nonce"
+        /// RFC 8707 §2: the `resource` is not an API registered with this server.
+        case invalidTarget = "invalid_target"
         // Gatehouse's extension codes (RFC 6749 §8.5), answered by the native sign-in endpoints.
         /// The provider the app asked for is not enabled on this server.
         case unsupportedProvider = "unsupported_provider"

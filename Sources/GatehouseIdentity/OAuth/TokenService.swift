@@ -9,6 +9,8 @@ public struct TokenService: Sendable {
     public let issuer: TokenIssuer
     public let revocation: TokenRevocation
     public let validator: AccessTokenValidator
+    /// DPoP proofs of token and resource requests (RFC 9449), their `jti`s in the shared store.
+    public let dpop: DPoPVerifier
     let authorizationCode: AuthorizationCodeGrant
     let refresh: RefreshTokenGrant
     let password: PasswordGrant
@@ -24,10 +26,13 @@ public struct TokenService: Sendable {
     ///   - registry: the client registry to share (the native sign-ins look apps up in the same one); a new one by default.
     ///   - externalIDTokens: the token-exchange grant's ID-token verifier, given at construction so there is one
     ///     complete token service, never a copy configured afterwards.
+    ///   - dpopNonceKey: the key DPoP nonces are made with (the same in every process).
     public init(database: any GatehouseDatabase, settings: OAuthSettings, keys: SigningKeyRing, accounts: AccountService,
                 audit: AuditTrail, clock: IdentityClock = .system, successorKey: [UInt8] = SecureRandom.bytes(32),
                 sids: SessionIdentifier? = nil, registry: ClientRegistry? = nil,
-                externalIDTokens: (any ExternalIDTokenResolver)? = nil) {
+                externalIDTokens: (any ExternalIDTokenResolver)? = nil, dpopNonceKey: [UInt8] = SecureRandom.bytes(32)) {
+        dpop = DPoPVerifier(replays: database.flowStates, nonces: DPoPNonces(key: dpopNonceKey, clock: clock),
+                            nonceRequired: settings.dpopNonceRequired, clock: clock)
         self.registry = registry ?? ClientRegistry(store: database.oauthClients, clock: clock)
         self.externalIDTokens = externalIDTokens
         var issuer = TokenIssuer(settings: settings, keys: keys, refreshTokens: database.refreshTokens, clock: clock,
@@ -49,12 +54,18 @@ public struct TokenService: Sendable {
         hotReads = database.hotReads
     }
 
-    /// Handles a token request whose parameters were each sent once.
-    public func token(parameters: [String: String], credentials: ClientCredentials, context: ClientContext) async throws -> TokenResponse {
+    /// Handles a token request whose parameters were each sent once; `proof` is its DPoP proof, already
+    /// verified by ``dpop`` (the tokens are then bound to its key).
+    public func token(parameters: [String: String], credentials: ClientCredentials, context: ClientContext,
+                      proof: DPoPProof? = nil) async throws -> TokenResponse {
         let grantType = parameters["grant_type"] ?? ""
         guard !grantType.isEmpty else { throw OAuthError.invalidRequest("The grant_type parameter is missing.") }
         let client = try await registry.authenticate(credentials)
-        let request = TokenRequest(client: client, parameters: parameters, context: context)
+        if proof == nil, client.requiresDPoP {
+            throw OAuthError(.invalidDPoPProof, "This client must send a DPoP proof with every token request.")
+        }
+        var request = TokenRequest(client: client, parameters: parameters, context: context, proof: proof)
+        request.resource = try issuer.settings.resource(parameters["resource"])
         switch grantType {
         case "authorization_code": return try await authorizationCode.exchange(request)
         case "refresh_token": return try await refresh.exchange(request)
@@ -102,11 +113,14 @@ public struct TokenService: Sendable {
             case .accessToken:
                 if let claims = try await validator.validate(token) {
                     guard visible(claims.clientID) else { return ["active": .bool(false)] }
-                    return ["active": .bool(true), "token_type": .string("access_token"), "scope": .string(claims.scope.description),
+                    var answer: [String: JSONValue] = ["active": .bool(true), "token_type": .string("access_token"), "scope": .string(claims.scope.description),
                             "client_id": .string(claims.clientID), "sub": .string(claims.subject), "jti": .string(claims.jti),
                             "iss": .string(issuer.settings.issuer), "aud": .string(claims.audience),
                             "exp": .integer(Int64(claims.expiresAt.timeIntervalSince1970)),
                             "iat": .integer(Int64(claims.issuedAt.timeIntervalSince1970))]
+                    // RFC 9449 §6.2: the resource server learns which key the token is bound to.
+                    if let jkt = claims.confirmationJKT { answer["cnf"] = .object(["jkt": .string(jkt)]) }
+                    return answer
                 }
             case .refreshToken:
                 if let stored = try await refreshTokens.find(hash: TokenHash(SHA256.hash(token))) {
@@ -134,9 +148,19 @@ public struct TokenService: Sendable {
     /// The OpenID Connect userinfo claims for a valid access token with the `openid` scope; a valid
     /// token without it is `insufficient_scope` (RFC 6750 §3.1), not `invalid_token`.
     /// The revocation check and the user are one statement (`HotReadStore.bearerSubject`), read on every call.
-    public func userInfo(accessToken: String) async throws -> [String: JSONValue] {
+    /// `proof` is the request's DPoP proof (verified by ``dpop`` with the token's `ath`), sent with
+    /// `Authorization: DPoP`: a token bound to a key needs a proof made with it, and a Bearer token none
+    /// (RFC 9449 §7: a bound token presented as Bearer is refused, so stripping the proof gains nothing).
+    public func userInfo(accessToken: String, proof: DPoPProof? = nil) async throws -> [String: JSONValue] {
         let invalid = OAuthError(.invalidToken, "The access token is invalid, expired or revoked.")
         guard let claims = try await validator.verifiedUnexpired(accessToken) else { throw invalid }
+        switch (claims.confirmationJKT, proof) {
+        case (nil, nil): break
+        case (let jkt?, let proof?) where ConstantTime.equals(jkt, proof.thumbprint): break
+        case (_?, nil): throw OAuthError(.invalidToken, "The access token is bound to a DPoP key; use Authorization: DPoP with a proof.")
+        case (_?, _?): throw OAuthError(.invalidDPoPProof, "The DPoP proof is made with another key than the token is bound to.")
+        case (nil, _?): throw OAuthError(.invalidToken, "The access token is not DPoP-bound; use Authorization: Bearer.")
+        }
         let subject = try await hotReads.bearerSubject(userId: claims.subject,
                                                        revocationKeys: AccessTokenValidator.revocationKeys(claims))
         guard !subject.revoked else { throw invalid }

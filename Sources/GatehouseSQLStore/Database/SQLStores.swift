@@ -28,6 +28,8 @@ public final class SQLStores: Sendable {
     let userSearch: any UserSearchStore
     let outboundDeliveries: any OutboundDeliveryStore
     let hotReads: any HotReadStore
+    let webAuthnCredentials: any WebAuthnCredentialStore
+    let webAuthnChallenges: any WebAuthnChallengeStore
     /// `SELECT 1` on a read connection, for readiness probes.
     let ping: @Sendable () async throws -> Void
     // Schema and lifetime, bound to the pool and the backend's migrations.
@@ -58,6 +60,8 @@ public final class SQLStores: Sendable {
         userSearch = importer
         outboundDeliveries = SQLOutboundDeliveryStore(database: database)
         hotReads = SQLHotReads(database: database)
+        webAuthnCredentials = SQLWebAuthnCredentialStore(database: database)
+        webAuthnChallenges = SQLWebAuthnChallengeStore(database: database)
         ping = {
             let answer = try await database.read { try $0.queryOne("SELECT 1", []) { $0.int(0) } }
             guard answer == 1 else {
@@ -103,4 +107,6 @@ extension SQLStoreDatabase {
     public var outboundDeliveries: any OutboundDeliveryStore { stores.outboundDeliveries }
     /// Each hot read in one statement, not the composed default of `GatehouseDatabase`.
     public var hotReads: any HotReadStore { stores.hotReads }
+    public var webAuthnCredentials: any WebAuthnCredentialStore { stores.webAuthnCredentials }
+    public var webAuthnChallenges: any WebAuthnChallengeStore { stores.webAuthnChallenges }
 }

@@ -264,6 +264,49 @@ public enum StoreMigrations {
             SQLMigration(version: 22, name: "drop_refresh_tokens_by_client", sql: """
                 DROP INDEX IF EXISTS refresh_tokens_by_client;
                 """),
+            // The DPoP key a refresh family is bound to (RFC 9449 §5); every successor carries it on.
+            SQLMigration(version: 27, name: "refresh_tokens_dpop_jkt", sql: """
+                ALTER TABLE refresh_tokens ADD COLUMN dpop_jkt TEXT;
+                """),
+            // WebAuthn credentials (passkeys, security keys) and each user's opaque user handle: the handle
+            // is random, never the email, and is what a discoverable credential reports back.
+            SQLMigration(version: 29, name: "webauthn_credentials", sql: """
+                CREATE TABLE webauthn_user_handles (
+                    user_id \(t.key) PRIMARY KEY NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+                    handle \(t.bytes) NOT NULL UNIQUE
+                )\(t.keyedTable);
+                CREATE TABLE webauthn_credentials (
+                    credential_id \(t.bytes) PRIMARY KEY NOT NULL,
+                    user_id \(t.key) NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+                    public_key \(t.bytes) NOT NULL,
+                    algorithm \(t.integer) NOT NULL,
+                    sign_count \(t.integer) NOT NULL,
+                    backup_eligible \(t.boolean) NOT NULL,
+                    backed_up \(t.boolean) NOT NULL,
+                    user_verified \(t.boolean) NOT NULL,
+                    aaguid \(t.bytes) NOT NULL,
+                    attestation \(t.key) NOT NULL,
+                    transports TEXT NOT NULL,
+                    name TEXT NOT NULL,
+                    created_at \(t.integer) NOT NULL,
+                    last_used_at \(t.integer)
+                )\(t.keyedTable);
+                CREATE INDEX webauthn_credentials_by_user ON webauthn_credentials (user_id, created_at);
+                """),
+            // Outstanding WebAuthn challenges, by hash, single use; no reference to users (a sign-in's
+            // challenge has no user yet), so they go by expiry.
+            SQLMigration(version: 30, name: "webauthn_challenges", sql: """
+                CREATE TABLE webauthn_challenges (
+                    challenge_hash \(t.bytes) PRIMARY KEY NOT NULL,
+                    ceremony \(t.key) NOT NULL,
+                    user_id \(t.key),
+                    flow_binding \(t.bytes) NOT NULL,
+                    require_user_verification \(t.boolean) NOT NULL,
+                    created_at \(t.integer) NOT NULL,
+                    expires_at \(t.integer) NOT NULL
+                )\(t.keyedTable);
+                CREATE INDEX webauthn_challenges_by_expiry ON webauthn_challenges (expires_at);
+                """),
         ]
     }
 

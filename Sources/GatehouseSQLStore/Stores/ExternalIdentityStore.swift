@@ -77,9 +77,10 @@ struct SQLExternalIdentityStore<Database: SQLDatabase>: ExternalIdentityStore {
         // writer serialises them already.
         try await database.transaction { [lockUserSQL] db in
             guard let hasPassword = try db.queryOne(lockUserSQL, [userId], { $0.bool(0) }) else { return .notFound }
-            let identities = try db.queryOne("SELECT COUNT(*) FROM external_identities WHERE user_id = ?", [userId]) {
-                $0.int(0)
-            } ?? 0
+            // Passkeys are ways in too: an account with a passkey may drop its last provider.
+            let identities = try db.queryOne("""
+                SELECT (SELECT COUNT(*) FROM external_identities WHERE user_id = ?) + (SELECT COUNT(*) FROM webauthn_credentials WHERE user_id = ?)
+                """, [userId, userId]) { $0.int(0) } ?? 0
             let exists = try db.queryOne("""
                 SELECT 1 FROM external_identities WHERE provider = ? AND subject = ? AND user_id = ?
                 """, [provider, subject, userId]) { _ in true } ?? false

@@ -144,7 +144,7 @@ struct SQLRefreshTokenStore<Database: SQLDatabase>: RefreshTokenStore {
 }
 
 enum RefreshTokenColumn: Int32, SQLColumn {
-    case hash, familyId, clientId, userId, scope, authTime, authMethods, createdAt, expiresAt, rotatedAt, revokedAt
+    case hash, familyId, clientId, userId, scope, authTime, authMethods, createdAt, expiresAt, rotatedAt, revokedAt, dpopJkt
 }
 
 /// Statements and rules shared by the operations above and the account page's hot read.
@@ -167,7 +167,7 @@ enum RefreshTokenSQL {
             SELECT \(.replacement(.hash))::bytea, \(.replacement(.familyId))::text, \(.replacement(.clientId))::text,
                    \(.replacement(.userId))::text, \(.replacement(.scope))::text, \(.replacement(.authTime))::bigint,
                    \(.replacement(.authMethods))::text, \(.replacement(.createdAt))::bigint,
-                   \(.replacement(.expiresAt))::bigint, NULL, NULL FROM claimed)
+                   \(.replacement(.expiresAt))::bigint, NULL, NULL, \(.replacement(.dpopJkt))::text FROM claimed)
         SELECT \(sql: columns) FROM claimed
         """
 
@@ -213,6 +213,7 @@ enum RefreshTokenSQL {
         case .expiresAt: token.expiresAt
         case .rotatedAt: token.rotatedAt
         case .revokedAt: token.revokedAt
+        case .dpopJkt: token.dpopJKT
         }
     }
 
@@ -297,7 +298,7 @@ enum RefreshTokenSQL {
             userId: row.text(C.userId), scope: row.text(C.scope), authTime: row.date(C.authTime),
             authMethods: try StoredStringList.decode(row.text(C.authMethods), column: C.authMethods.name, backend: backend),
             createdAt: row.date(C.createdAt), expiresAt: row.date(C.expiresAt), rotatedAt: row.optionalDate(C.rotatedAt),
-            revokedAt: row.optionalDate(C.revokedAt))
+            revokedAt: row.optionalDate(C.revokedAt), dpopJKT: row.optionalText(C.dpopJkt))
     }
 }
 

@@ -77,6 +77,8 @@ extension AccountPages {
         "app-revoked": "The application no longer has access to your account.",
         "identity-linked": "The sign-in method was added to your account.",
         "identity-unlinked": "The sign-in method was removed from your account.",
+        "passkey-added": "The passkey was added to your account.",
+        "passkey-renamed": "The passkey was renamed.", "passkey-removed": "The passkey was removed from your account.",
     ]
 
     func signInRedirect(_ request: Request) -> Response {

@@ -12,10 +12,11 @@ extension PageContext {
             \(PageLayout.notice(error))\(PageLayout.notice(info, kind: "info"))
             <form method="post" action="/sign-in">
             \(hidden("csrf_token", reader.token(for: web)))\(returnTo.map { hidden("return_to", $0) } ?? "")
-            <label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" required value="\(email)">
+            <label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username webauthn" required value="\(email)">
             <label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>
             <button type="submit">Sign in</button>
             </form>
+            \(PasskeyScreens.signInButton(csrf: reader.token(for: web), returnTo: returnTo))
             \(providers.signInButtons(csrf: reader.token(for: web), returnTo: returnTo))
             <p><a href="/password/forgot">Forgot your password?</a> · <a href="/sign-up">Create an account</a></p>
             """, web: web, status: status)
@@ -41,10 +42,12 @@ extension PageContext {
         }.joined(separator: "\n")
         let methods = providers.methods(user: user, identities: overview.identities, csrf: token)
         let apps = try await authorizedApps(consents: overview.consents, grants: overview.grants, csrf: csrf)
+        let passkeys = PasskeyScreens.accountSection(try await database.webAuthnCredentials.credentials(userID: user.id), csrf: csrf)
         return page("Your account", """
             \(PageLayout.notice(notice, kind: "info"))\(PageLayout.notice(error))
             <p><strong>\(user.displayName ?? user.email)</strong><br><span class="muted">\(user.email) · \(user.emailVerified ? "confirmed" : "not confirmed yet")</span></p>
             <h2>Sign-in methods</h2><ul id="methods">\(methods.items)</ul>\(methods.linkForms)
+            \(passkeys)
             <h2>Applications</h2>
             \(apps)
             <h2>Sessions</h2>

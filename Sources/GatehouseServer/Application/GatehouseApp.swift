@@ -91,6 +91,12 @@ public struct GatehouseApp: Sendable {
                                 clock: services.clock, sessions: services.sessions, clients: services.tokens.registry,
                                 providers: providerWiring.pages)
         AccountPages(context: pages, accounts: services.accounts, links: services.links, tokens: services.tokens).register(into: &router)
+        let relyingParty = WebAuthnRelyingParty(id: configuration.passkeys.effectiveRPID(publicURL: configuration.publicURL),
+                                                name: configuration.passkeys.rpName,
+                                                origins: [NativeAppleRoutes.origin(of: configuration.publicURL)])
+        PasskeyRoutes(context: pages, ceremonies: WebAuthnCeremonies(relyingParty: relyingParty, database: database, audit: services.audit,
+                                                                     clock: services.clock),
+                      recentSignInWindow: 5 * 60).register(into: &router)
         providerWiring.register(into: &router, context: pages, services: services, publicBase: configuration.oauth.issuer)
         NativeRoutes(apps: NativeAppDirectory(registry: services.tokens.registry), handoffs: services.handoffs,
                      confirmations: services.handoffConfirmations, sessions: services.sessions,
@@ -116,6 +122,9 @@ public struct GatehouseApp: Sendable {
                                         reader: pages.reader, layout: pages.layout, keys: services.keys, settings: configuration.oauth,
                                         audit: services.audit, clock: services.clock)
         authorize.providerHint = providerWiring.signInHint(context: pages, services: services, publicBase: configuration.oauth.issuer)
+        let pushed = PushedAuthorizationRequests(store: database.flowStates, registry: services.tokens.registry, clock: services.clock)
+        authorize.pushed = pushed
+        PushedAuthorizationRoutes(pushed: pushed, registry: services.tokens.registry, origins: origins, log: log).register(into: &router)
         authorize.register(into: &router)
         LogoutRoutes(registry: services.tokens.registry, sessions: services.sessions, reader: pages.reader, layout: pages.layout,
                      keys: services.keys, settings: configuration.oauth, audit: services.audit, clock: services.clock)

@@ -82,7 +82,7 @@ public struct IdentityServices: Sendable {
                            audit: audit, clock: clock, absoluteURL: { publicURL + $0 }, ownershipClaim: ownershipClaim)
         tokens = TokenService(database: database, settings: configuration.oauth, keys: keys, accounts: accounts, audit: audit,
                               clock: clock, successorKey: secrets.derivedKey("refresh-successor"), sids: sids, registry: clients,
-                              externalIDTokens: externalIDTokens)
+                              externalIDTokens: externalIDTokens, dpopNonceKey: secrets.derivedKey("dpop-nonce"))
         handoffs = HandoffTokens(store: database.oneTimeTokens, clock: clock, lifetime: configuration.handoffLifetime)
         handoffConfirmations = HandoffConfirmations(store: database.oneTimeTokens, clock: clock)
         administration = AccountAdministration(database: database, accounts: accounts, sessions: sessions, audit: audit, clock: clock)

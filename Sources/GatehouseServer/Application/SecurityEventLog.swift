@@ -10,7 +10,8 @@ struct SecurityEventLog: Sendable {
     let log: ServerLog
 
     /// The events worth a log line; successes stay in the audit log only.
-    static let logged: Set<AuditEventType> = [.signInFailed, .signInRateLimited, .providerSignInFailed, .providerRevocationFailed]
+    static let logged: Set<AuditEventType> = [.signInFailed, .signInRateLimited, .providerSignInFailed, .providerRevocationFailed,
+                                              .passkeySignInFailed, .passkeyRegistrationFailed, .passkeySignCountRegression]
     /// Detail keys copied into the line.
     static let fields = ["reason", "limit", "retry_after", "provider", "client_id", "grant"]
 

@@ -24,7 +24,7 @@ struct ConfigFile {
     let path: String
 
     static let knownSections: Set<String> = ["http", "access_log", "providers", "clients", "sessions", "maintenance", "keys",
-                                             "passwords", "rate_limits", "mail", "oauth", "native", "users", "webhooks"]
+                                             "passwords", "rate_limits", "mail", "oauth", "native", "users", "webhooks", "passkeys"]
 
     static func read(path: String) throws(ConfigurationError) -> ConfigFile {
         guard let data = FileManager.default.contents(atPath: path) else {
@@ -94,13 +94,32 @@ struct ConfigFile {
                                                                     allowPlainHTTP: WebhooksConfigParser.isLoopback)
         }
         if let oauth = try section("oauth", known: ["access_token_lifetime_seconds", "id_token_lifetime_seconds", "refresh_token_lifetime_seconds",
-                                                    "refresh_grace_seconds", "access_token_audience", "api_scopes"]) {
+                                                    "refresh_grace_seconds", "access_token_audience", "api_scopes", "dpop_nonce",
+                                                    "require_pushed_authorization_requests", "resources"]) {
             if let v = try oauth.integer("access_token_lifetime_seconds", 60...86_400) { configuration.oauth.accessTokenLifetime = TimeInterval(v) }
             if let v = try oauth.integer("id_token_lifetime_seconds", 60...86_400) { configuration.oauth.idTokenLifetime = TimeInterval(v) }
             if let v = try oauth.integer("refresh_token_lifetime_seconds", 3_600...(400 * 86_400)) {
                 configuration.oauth.refreshTokenLifetime = TimeInterval(v)
             }
             if let v = try oauth.integer("refresh_grace_seconds", 0...120) { configuration.oauth.refreshGraceWindow = TimeInterval(v) }
+            if let value = oauth.values["dpop_nonce"] {
+                guard let flag = value as? Bool else { throw ConfigurationError(key: "oauth.dpop_nonce", problem: "must be true or false") }
+                configuration.oauth.dpopNonceRequired = flag
+            }
+            if let value = oauth.values["resources"] {
+                guard let resources = value as? [String], resources.allSatisfy({ uri in
+                    URLComponents(string: uri).map { $0.scheme != nil && $0.host != nil && $0.fragment == nil } ?? false
+                }) else {
+                    throw ConfigurationError(key: "oauth.resources", problem: "must be an array of absolute URIs without fragments")
+                }
+                configuration.oauth.resources = resources
+            }
+            if let value = oauth.values["require_pushed_authorization_requests"] {
+                guard let flag = value as? Bool else {
+                    throw ConfigurationError(key: "oauth.require_pushed_authorization_requests", problem: "must be true or false")
+                }
+                configuration.oauth.requirePushedAuthorizationRequests = flag
+            }
             if let value = oauth.values["access_token_audience"] {
                 guard let audience = value as? String, !audience.isEmpty else {
                     throw ConfigurationError(key: "oauth.access_token_audience", problem: "must be a non-empty string")
@@ -139,6 +158,9 @@ struct ConfigFile {
         }
         if let limits = try section("rate_limits", known: RateLimitsConfigParser.knownKeys) {
             try RateLimitsConfigParser.apply(limits, to: &configuration.rateLimits)
+        }
+        if let passkeys = try section("passkeys", known: PasskeysConfigParser.knownKeys) {
+            try PasskeysConfigParser.apply(passkeys, publicURL: configuration.publicURL, to: &configuration.passkeys)
         }
     }
 

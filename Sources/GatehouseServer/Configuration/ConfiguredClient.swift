@@ -15,7 +15,8 @@ public struct ConfiguredClient: Sendable {
         guard let object = value as? [String: Any] else { throw ConfigurationError(key: prefix, problem: "must be an object") }
         let known: Set = ["id", "name", "type", "secret", "secret_env", "redirect_uris", "post_logout_redirect_uris", "grants",
                           "scopes", "first_party", "allow_localhost", "web_origins", "native", "introspect_any",
-                          "id_token_signed_response_alg", "refresh_id_token", "admin", "backchannel_logout_uri", "backchannel_logout_session_required"]
+                          "id_token_signed_response_alg", "refresh_id_token", "admin", "backchannel_logout_uri", "backchannel_logout_session_required",
+                          OAuthClient.dpopBoundAccessTokensKey, PushedAuthorizationRequests.requiredKey]
         for key in object.keys where !known.contains(key) {
             throw ConfigurationError(key: "\(prefix).\(key)", problem: "unknown setting")
         }
@@ -76,6 +77,14 @@ public struct ConfiguredClient: Sendable {
             object["introspect_any"] = true
             metadata = String(decoding: (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8),
                               as: UTF8.self)
+        }
+        // RFC 9449 §5.2: every token request of this client must carry a DPoP proof.
+        if try flag(OAuthClient.dpopBoundAccessTokensKey) {
+            metadata = ClientMetadata.setting(OAuthClient.dpopBoundAccessTokensKey, to: true, in: metadata)
+        }
+        // RFC 9126 §6: this client's authorization requests come only through the PAR endpoint.
+        if try flag(PushedAuthorizationRequests.requiredKey) {
+            metadata = ClientMetadata.setting(PushedAuthorizationRequests.requiredKey, to: true, in: metadata)
         }
         // A client of the admin API (`/admin/v1/`): confidential, and only it may be granted `admin`.
         if try flag("admin") {

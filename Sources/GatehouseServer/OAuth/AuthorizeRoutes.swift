@@ -17,6 +17,8 @@ struct AuthorizeRoutes: Sendable {
     let clock: IdentityClock
     /// `provider=…` on the request: straight to that provider instead of the sign-in page (nil: ignored).
     var providerHint: ProviderSignInHint?
+    /// Where `request_uri` values from the PAR endpoint are taken from (RFC 9126 §4).
+    var pushed: PushedAuthorizationRequests?
 
     /// The only parameter of a resumed request: the id of a request parked by ``PendingAuthorizations``.
     static let pendingParameter = "gatehouse_pending"
@@ -51,9 +53,29 @@ struct AuthorizeRoutes: Sendable {
             requestedAt = parked.requestedAt
             resumed = true
         }
+        // A pushed request (RFC 9126 §4): the pushed parameters are the whole request, taken out once.
+        var pushedRequest = resumed
+        if let pushed, let uri = incoming.first(where: { $0.key == "request_uri" })?.value,
+           uri.hasPrefix(PushedAuthorizationRequests.uriPrefix), !resumed {
+            guard let pushedParameters = try await pushed.take(uri, clientID: incoming.first(where: { $0.key == "client_id" })?.value) else {
+                return failurePage(.untrusted("This request_uri is unknown, has expired or was already used; start again from the application."))
+            }
+            parameters = pushedParameters
+            pushedRequest = true
+        }
         let authorizationRequest: AuthorizationRequest
         do { authorizationRequest = try await parser.parse(Self.multimap(parameters)) } catch let failure as AuthorizationFailure {
             return failurePage(failure)
+        }
+        // RFC 8707 §2.1: an API the server does not know is refused before sign-in; the token request names
+        // the one the access token is for.
+        for resource in parameters where resource.key == "resource" {
+            do { _ = try settings.resource(resource.value) } catch {
+                return errorRedirect(error.code, error.description, authorizationRequest)
+            }
+        }
+        if !pushedRequest, settings.requirePushedAuthorizationRequests || authorizationRequest.client.requiresPushedAuthorizationRequests {
+            return errorRedirect(.invalidRequest, "This application must push its authorization requests (PAR).", authorizationRequest)
         }
         let hintedProvider: String?
         do { hintedProvider = try providerHintParameter(parameters, authorizationRequest) } catch { return failurePage(error) }

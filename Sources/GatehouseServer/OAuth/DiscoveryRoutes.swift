@@ -52,6 +52,11 @@ struct DiscoveryRoutes: Sendable {
             "claims_parameter_supported": .bool(false),
             "request_parameter_supported": .bool(false),
             "request_uri_parameter_supported": .bool(false),
+            // RFC 9449 §5.1: the algorithms a DPoP proof may be signed with.
+            // RFC 9126 §5.
+            "pushed_authorization_request_endpoint": .string(issuer + "/oauth/par"),
+            "require_pushed_authorization_requests": .bool(settings.requirePushedAuthorizationRequests),
+            "dpop_signing_alg_values_supported": strings(DPoPVerifier.algorithms.map(\.rawValue)),
         ]
     }
 

@@ -102,7 +102,7 @@ enum OAuthResponses {
         guard let origin = request.headers["Origin"], allowed.contains(origin) else { return }
         response.headers.set("Access-Control-Allow-Origin", origin)
         response.headers.set("Vary", "Origin")
-        response.headers.set("Access-Control-Allow-Headers", "Authorization, Content-Type")
+        response.headers.set("Access-Control-Allow-Headers", "Authorization, Content-Type, DPoP")
         response.headers.set("Access-Control-Allow-Methods", "GET, POST")
     }
 }

@@ -9,12 +9,16 @@ struct TokenRoutes: Sendable {
     let origins: WebOriginCache
     let log: ServerLog
 
+    var dpop: DPoPRequests { DPoPRequests(verifier: tokens.dpop, issuer: tokens.issuer.settings.issuer) }
+
     func register(into router: inout Router) {
+        let dpop = dpop
         router.post("/oauth/token") { request async in
             await answer(request) { parameters in
                 let credentials = try OAuthResponses.clientCredentials(request, parameters)
+                let proof = try await dpop.proof(request, path: "/oauth/token")
                 return OAuthResponses.json(object: try await tokens.token(parameters: parameters, credentials: credentials,
-                                                                         context: request.clientContext).jsonObject)
+                                                                         context: request.clientContext, proof: proof).jsonObject)
             }
         }
         router.post("/oauth/revoke") { request async in
@@ -36,13 +40,20 @@ struct TokenRoutes: Sendable {
             }
         }
         let userinfo: @Sendable (Request) async -> Response = { request in
+            let dpopScheme = request.headers["Authorization"].flatMap { HTTPWhitespace.credentials($0, scheme: "dpop") } != nil
             do {
-                let token = try bearerToken(request)
-                var response = OAuthResponses.json(object: try await tokens.userInfo(accessToken: token))
+                let token = try accessToken(request)
+                // A DPoP token's proof covers this request and the token (`ath`); a Bearer request's header is ignored.
+                let proof = dpopScheme ? try await dpop.proof(request, path: "/oauth/userinfo", accessToken: token) : nil
+                if dpopScheme, proof == nil { throw OAuthError(.invalidDPoPProof, "Authorization: DPoP needs a DPoP proof header.") }
+                var response = OAuthResponses.json(object: try await tokens.userInfo(accessToken: token, proof: proof))
+                dpop.addNonce(&response)
                 OAuthResponses.allowCORS(&response, request: request, allowed: await origins.origins())
                 return response
             } catch let error as OAuthError {
-                return OAuthResponses.error(error)
+                var response = dpop.resourceError(error, dpopScheme: dpopScheme)
+                dpop.addNonce(&response)
+                return response
             } catch {
                 log.error("userinfo failed", [("request_id", request.requestID), ("error", String(describing: error))])
                 return OAuthResponses.unexpected(error)
@@ -72,15 +83,17 @@ struct TokenRoutes: Sendable {
                                                 ("error", String(describing: error))])
             response = OAuthResponses.unexpected(error)
         }
+        dpop.addNonce(&response)
         OAuthResponses.allowCORS(&response, request: request, allowed: await origins.origins())
         return response
     }
 
-    /// The access token from `Authorization: Bearer` or, for POST, the `access_token` form field (RFC 6750).
-    private func bearerToken(_ request: Request) throws(OAuthError) -> String {
+    /// The access token from `Authorization: Bearer` or `DPoP` (RFC 9449 §7.1) or, for POST, the
+    /// `access_token` form field (RFC 6750).
+    private func accessToken(_ request: Request) throws(OAuthError) -> String {
         if let header = request.headers["Authorization"] {
-            guard let token = HTTPWhitespace.credentials(header, scheme: "bearer") else {
-                throw OAuthError(.invalidToken, "Use Authorization: Bearer <access token>.")
+            guard let token = HTTPWhitespace.credentials(header, scheme: "bearer") ?? HTTPWhitespace.credentials(header, scheme: "dpop") else {
+                throw OAuthError(.invalidToken, "Use Authorization: Bearer <access token> (or DPoP <access token> with a proof).")
             }
             return String(token)
         }

@@ -69,6 +69,10 @@ public protocol GatehouseDatabase: Sendable {
     var outboundDeliveries: any OutboundDeliveryStore { get }
     /// One-round-trip reads for the hottest requests (session cookie, Bearer token).
     var hotReads: any HotReadStore { get }
+    /// Registered WebAuthn credentials (passkeys, security keys) and user handles.
+    var webAuthnCredentials: any WebAuthnCredentialStore { get }
+    /// Outstanding WebAuthn challenges, keyed by hash, single use.
+    var webAuthnChallenges: any WebAuthnChallengeStore { get }
 }
 
 extension GatehouseDatabase {

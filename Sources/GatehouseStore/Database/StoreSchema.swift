@@ -35,6 +35,9 @@ public enum StoreSchema {
         Version(number: 20, name: "outbound_deliveries"),
         Version(number: 21, name: "refresh_tokens_by_user_created"),
         Version(number: 22, name: "drop_refresh_tokens_by_client"),
+        Version(number: 27, name: "refresh_tokens_dpop_jkt"),
+        Version(number: 29, name: "webauthn_credentials"),
+        Version(number: 30, name: "webauthn_challenges"),
     ]
 
     /// The version this build expects after `migrate()`.

@@ -16,12 +16,16 @@ public struct RefreshToken: Sendable, Equatable {
     public var expiresAt: Date
     public var rotatedAt: Date?
     public var revokedAt: Date?
+    /// The RFC 7638 thumbprint of the DPoP key the family is bound to (RFC 9449 §5): every token of
+    /// the family is refused without a proof made with that key. nil: not bound.
+    public var dpopJKT: String?
 
     public init(hash: TokenHash, familyId: String, clientId: String, userId: String, scope: String, authTime: Date,
-                authMethods: [String], createdAt: Date, expiresAt: Date, rotatedAt: Date? = nil, revokedAt: Date? = nil) {
+                authMethods: [String], createdAt: Date, expiresAt: Date, rotatedAt: Date? = nil, revokedAt: Date? = nil,
+                dpopJKT: String? = nil) {
         self.hash = hash; self.familyId = familyId; self.clientId = clientId; self.userId = userId; self.scope = scope
         self.authTime = authTime; self.authMethods = authMethods; self.createdAt = createdAt; self.expiresAt = expiresAt
-        self.rotatedAt = rotatedAt; self.revokedAt = revokedAt
+        self.rotatedAt = rotatedAt; self.revokedAt = revokedAt; self.dpopJKT = dpopJKT
     }
 }
 

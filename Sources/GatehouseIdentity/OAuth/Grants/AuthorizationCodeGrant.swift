@@ -63,6 +63,7 @@ struct AuthorizationCodeGrant: Sendable {
                                issueRefreshToken: request.client.receivesRefreshToken(for: scope))
         grant.sessionBound = true
         grant.releasesExternalId = true
+        request.bind(&grant)
         let response = try await issuer.issue(grant).response
         // A replay that revoked the family before our refresh token was stored revoked nothing in the
         // store yet; its family marker is written first, so checking it now closes that window.

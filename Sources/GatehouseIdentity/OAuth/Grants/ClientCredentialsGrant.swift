@@ -18,8 +18,9 @@ struct ClientCredentialsGrant: Sendable {
         guard scope.values.allSatisfy({ !Scope.standard.contains($0) }) else {
             throw OAuthError(.invalidScope, "client_credentials tokens carry API scopes only.")
         }
-        let grant = TokenGrant(client: request.client, user: nil, scope: scope, authTime: nil, authMethods: [],
+        var grant = TokenGrant(client: request.client, user: nil, scope: scope, authTime: nil, authMethods: [],
                                issueRefreshToken: false)
+        request.bind(&grant)
         return try await issuer.issue(grant).response
     }
 }

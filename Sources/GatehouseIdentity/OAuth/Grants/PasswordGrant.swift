@@ -31,8 +31,9 @@ struct PasswordGrant: Sendable {
         }
         await audit.record(.signInSucceeded, userId: user.id, context: request.context,
                            details: ["client_id": request.client.id, "grant": "password"])
-        let grant = TokenGrant(client: request.client, user: user, scope: scope, authTime: Date(), authMethods: ["pwd"],
+        var grant = TokenGrant(client: request.client, user: user, scope: scope, authTime: Date(), authMethods: ["pwd"],
                                issueRefreshToken: request.client.grantTypes.contains("refresh_token"))
+        request.bind(&grant)
         return try await issuer.issue(grant).response
     }
 }

@@ -22,6 +22,8 @@ struct RefreshTokenGrant: Sendable {
         let issueKeys = try await issuer.signingKeys(for: client, openID: issuesIDToken, idTokenKeyRequired: false)
         let issuer = issuer
         let successor = issuer.successor(of: value)
+        let proof = request.proof
+        let resource = request.resource
         // Claim first, sign after: the store reads the token and its user, `prepare` below checks the
         // client, the scope and the account and builds the successor, and only then does the rotation
         // (row lock, reuse detection, family revocation) decide — all before any signature, so a reused,
@@ -33,6 +35,16 @@ struct RefreshTokenGrant: Sendable {
                 stored, user in
                 guard stored.clientId == client.id else {
                     throw OAuthError.invalidGrant("The refresh token was issued to another client.")
+                }
+                // A family bound to a DPoP key (RFC 9449 §5) is refused without a proof made with that key —
+                // before anything rotates, so a copied token gets the thief nothing and costs the owner nothing.
+                if let jkt = stored.dpopJKT {
+                    guard let proof else {
+                        throw OAuthError.invalidGrant("The refresh token is bound to a DPoP key; send a DPoP proof made with it.")
+                    }
+                    guard ConstantTime.equals(proof.thumbprint, jkt) else {
+                        throw OAuthError.invalidGrant("The refresh token is bound to another DPoP key.")
+                    }
                 }
                 let original = Scope(parsing: stored.scope) ?? Scope([])
                 let scope = try client.grantable(requestedScope, default: original)
@@ -47,6 +59,10 @@ struct RefreshTokenGrant: Sendable {
                 // their `sid` then names none either, so a logout never matches it.
                 grant.sessionBound = !stored.authMethods.isEmpty
                 grant.issuesIDToken = issuesIDToken
+                // The family keeps the key it started with; the access token is bound to this proof's key.
+                grant.accessTokenJKT = proof?.thumbprint
+                grant.refreshTokenJKT = stored.dpopJKT
+                grant.resource = resource
                 let prepared = try issuer.prepare(grant, keys: issueKeys, refreshValue: successor)
                 guard let replacement = prepared.refreshRecord else { throw OAuthError(.serverError, "No refresh token was minted.") }
                 return (replacement, prepared)

@@ -1,4 +1,5 @@
 import Foundation
+import GatehouseCrypto
 import GatehouseStore
 
 /// Turns a third-party ID token (today: a native Sign in with Apple identity token) into the Gatehouse
@@ -64,9 +65,11 @@ struct TokenExchangeGrant: Sendable {
         let (user, method) = try await resolver.resolve(idToken: subjectToken, rawNonce: rawNonce,
                                                         name: name.isEmpty ? nil : String(name.prefix(200)),
                                                         client: request.client, context: request.context)
-        let response = try await issuer.issueForExternalSignIn(client: request.client, user: user, scope: scope, method: method)
+        let response = try await issuer.issueForExternalSignIn(client: request.client, user: user, scope: scope, method: method,
+                                                               proof: request.proof)
         return TokenResponse(accessToken: response.accessToken, expiresIn: response.expiresIn, refreshToken: response.refreshToken,
-                             idToken: response.idToken, scope: response.scope, issuedTokenType: Self.accessTokenType)
+                             idToken: response.idToken, scope: response.scope, issuedTokenType: Self.accessTokenType,
+                             tokenType: response.tokenType)
     }
 
     static let defaultScope = Scope([Scope.openID, Scope.profile, Scope.email])
@@ -79,7 +82,9 @@ extension TokenIssuer {
     ///
     /// There is no page to ask on, so a third-party client gets tokens only within a consent the user
     /// gave it before (through `/oauth/authorize`); otherwise `access_denied` (issue 14, item 7).
-    public func issueForExternalSignIn(client: OAuthClient, user: User, scope: Scope?, method: String) async throws -> TokenResponse {
+    /// `proof`: the request's verified DPoP proof, binding the tokens to its key as at the token endpoint.
+    public func issueForExternalSignIn(client: OAuthClient, user: User, scope: Scope?, method: String,
+                                       proof: DPoPProof? = nil) async throws -> TokenResponse {
         let scope = scope ?? TokenExchangeGrant.defaultScope
         if !client.firstParty {
             let remembered = try await consents?.find(userId: user.id, clientId: client.id)
@@ -87,8 +92,12 @@ extension TokenIssuer {
                 throw OAuthError(.accessDenied, "The user has not allowed this application yet; sign in through /oauth/authorize first.")
             }
         }
-        let grant = TokenGrant(client: client, user: user, scope: scope, authTime: clock.now(), authMethods: [method],
+        var grant = TokenGrant(client: client, user: user, scope: scope, authTime: clock.now(), authMethods: [method],
                                issueRefreshToken: client.receivesRefreshToken(for: scope))
+        if let proof {
+            grant.accessTokenJKT = proof.thumbprint
+            if client.kind == .public { grant.refreshTokenJKT = proof.thumbprint }
+        }
         return try await issue(grant).response
     }
 

@@ -1,12 +1,26 @@
 import Foundation
+import GatehouseCrypto
 /// A token-endpoint request after client authentication: the grant's parameters, each present once.
 public struct TokenRequest: Sendable {
     public let client: GatehouseStore.OAuthClient
     public let parameters: [String: String]
     public let context: ClientContext
+    /// The request's verified DPoP proof, if it sent one.
+    public let proof: DPoPProof?
+    /// The registered API the request named with `resource` (RFC 8707 §2.2), already checked.
+    public var resource: String?
 
-    public init(client: GatehouseStore.OAuthClient, parameters: [String: String], context: ClientContext) {
-        self.client = client; self.parameters = parameters; self.context = context
+    public init(client: GatehouseStore.OAuthClient, parameters: [String: String], context: ClientContext, proof: DPoPProof? = nil) {
+        self.client = client; self.parameters = parameters; self.context = context; self.proof = proof
+    }
+
+    /// Points the access token at the requested API, and binds `grant`'s tokens to the request's DPoP key: the access token always, a new refresh family
+    /// only for a public client (a confidential one proves itself with its secret, RFC 9449 §5).
+    func bind(_ grant: inout TokenGrant) {
+        grant.resource = resource
+        guard let proof else { return }
+        grant.accessTokenJKT = proof.thumbprint
+        if client.kind == .public { grant.refreshTokenJKT = proof.thumbprint }
     }
 
     /// A required parameter, or `invalid_request` naming it.
@@ -58,6 +72,17 @@ extension OAuthClient {
               let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return false }
         return object["admin"] as? Bool == true
     }
+
+    /// Clients registered with `dpop_bound_access_tokens` (RFC 9449 §5.2): every token request must
+    /// carry a DPoP proof, so none of their access tokens is a Bearer token.
+    public var requiresDPoP: Bool {
+        guard let data = metadata.data(using: .utf8),
+              let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return false }
+        return object[Self.dpopBoundAccessTokensKey] as? Bool == true
+    }
+
+    /// The metadata member (and the config file's client setting) of ``requiresDPoP``.
+    public static let dpopBoundAccessTokensKey = "dpop_bound_access_tokens"
 
     /// Whether tokens for this grant include a refresh token.
     func receivesRefreshToken(for scope: Scope) -> Bool {

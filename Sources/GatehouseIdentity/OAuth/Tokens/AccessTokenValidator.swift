@@ -14,6 +14,8 @@ public struct AccessTokenClaims: Sendable, Equatable {
     public let expiresAt: Date
     public let audience: String
     public let authTime: Date?
+    /// `cnf.jkt`: the DPoP key the token is bound to (RFC 9449 §6.1); nil for a Bearer token.
+    public var confirmationJKT: String? = nil
 }
 
 /// Checks access tokens Gatehouse issued: signature (ES256 with a published key), `typ: at+jwt`,
@@ -71,11 +73,15 @@ public final class AccessTokenValidator: Sendable {
               let subject = try? verified.claims.string("sub"), let clientID = try? verified.claims.string("client_id"),
               let jti = try? verified.claims.string("jti"), let exp = verified.claims.expiresAt,
               let iat = verified.claims.issuedAt else { return nil }
-        let claims = AccessTokenClaims(subject: subject, clientID: clientID,
+        var claims = AccessTokenClaims(subject: subject, clientID: clientID,
                                        scope: Scope(parsing: (try? verified.claims.string("scope")) ?? "") ?? Scope([]),
                                        jti: jti, familyID: try? verified.claims.string("fid"), issuedAt: iat, expiresAt: exp,
                                        audience: verified.claims.audience.first ?? "",
                                        authTime: verified.claims.all["auth_time"].flatMap(\.numberValue).map(Date.init(timeIntervalSince1970:)))
+        if case .object(let cnf)? = verified.claims.all["cnf"] {
+            guard case .string(let jkt)? = cnf["jkt"], !jkt.isEmpty else { return nil }
+            claims.confirmationJKT = jkt
+        }
         cache.withLock { cache in
             if cache.count >= Self.cacheLimit { cache.removeAll(keepingCapacity: true) }
             cache[key] = claims

@@ -26,6 +26,12 @@ public struct TokenGrant: Sendable {
     /// An `openid` scope gets an ID token; false leaves it out (refreshes of clients registered with
     /// `refresh_id_token: false`, OpenID Connect Core §12.2).
     public var issuesIDToken = true
+    /// The thumbprint of the DPoP key the access token is bound to (`cnf.jkt`, RFC 9449 §6); nil: Bearer.
+    public var accessTokenJKT: String?
+    /// The DPoP key the refresh family is bound to (public clients, RFC 9449 §5); nil: not bound.
+    public var refreshTokenJKT: String?
+    /// The API the access token is for (`resource`, RFC 8707); nil: the server's `accessTokenAudience`.
+    public var resource: String?
 
     public init(client: OAuthClient, user: User?, scope: Scope, authTime: Date?, authMethods: [String], nonce: String? = nil,
                 familyId: String = RecordID.random(), issueRefreshToken: Bool, familyExpiresAt: Date? = nil) {
@@ -161,7 +167,8 @@ public struct TokenIssuer: Sendable {
             refreshRecord = RefreshToken(hash: TokenHash(SHA256.hash(value)), familyId: grant.familyId, clientId: grant.client.id,
                                          userId: user.id, scope: grant.scope.description, authTime: grant.authTime ?? now,
                                          authMethods: grant.authMethods, createdAt: now,
-                                         expiresAt: grant.familyExpiresAt ?? now.addingTimeInterval(settings.refreshTokenLifetime))
+                                         expiresAt: grant.familyExpiresAt ?? now.addingTimeInterval(settings.refreshTokenLifetime),
+                                         dpopJKT: grant.refreshTokenJKT)
             refreshValue = value
         }
         return PreparedIssue(grant: grant, now: now, key: keys.accessToken, idKey: idKey, idTokenExtra: extra,
@@ -178,18 +185,20 @@ public struct TokenIssuer: Sendable {
                                      extra: prepared.idTokenExtra)
         }
         return TokenResponse(accessToken: accessToken, expiresIn: Int(settings.accessTokenLifetime),
-                             refreshToken: prepared.refreshValue, idToken: idToken, scope: grant.scope.description)
+                             refreshToken: prepared.refreshValue, idToken: idToken, scope: grant.scope.description,
+                             tokenType: grant.accessTokenJKT == nil ? "Bearer" : "DPoP")
     }
 
     func accessTokenJWT(_ grant: TokenGrant, key: GatehouseCrypto.SigningKey, now: Date) throws -> String {
         var claims: [String: JSONValue] = [
             "iss": .string(settings.issuer), "sub": .string(grant.user?.id ?? grant.client.id),
-            "aud": .string(settings.accessTokenAudience), "client_id": .string(grant.client.id),
+            "aud": .string(grant.resource ?? settings.accessTokenAudience), "client_id": .string(grant.client.id),
             "scope": .string(grant.scope.description), "iat": .integer(Int64(now.timeIntervalSince1970)),
             "exp": .integer(Int64(now.timeIntervalSince1970 + settings.accessTokenLifetime)),
             "jti": .string(RecordID.random()), "fid": .string(grant.familyId),
         ]
         if let authTime = grant.authTime { claims["auth_time"] = .integer(Int64(authTime.timeIntervalSince1970)) }
+        if let jkt = grant.accessTokenJKT { claims["cnf"] = .object(["jkt": .string(jkt)]) }
         signatures.count.add(1, ordering: .relaxed)
         return try JWTSigner.sign(claims, with: key, type: "at+jwt")
     }

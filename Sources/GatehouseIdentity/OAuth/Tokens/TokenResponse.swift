@@ -3,7 +3,8 @@ import GatehouseCrypto
 /// The JSON a successful token request answers with (RFC 6749 §5.1, OIDC Core §3.1.3.3).
 public struct TokenResponse: Sendable, Equatable, Encodable {
     public let accessToken: String
-    public let tokenType = "Bearer"
+    /// `Bearer`, or `DPoP` for an access token bound to a DPoP key (RFC 9449 §5).
+    public let tokenType: String
     public let expiresIn: Int
     public let refreshToken: String?
     public let idToken: String?
@@ -12,7 +13,8 @@ public struct TokenResponse: Sendable, Equatable, Encodable {
     public let issuedTokenType: String?
 
     public init(accessToken: String, expiresIn: Int, refreshToken: String?, idToken: String?, scope: String,
-                issuedTokenType: String? = nil) {
+                issuedTokenType: String? = nil, tokenType: String = "Bearer") {
+        self.tokenType = tokenType
         self.accessToken = accessToken; self.expiresIn = expiresIn; self.refreshToken = refreshToken
         self.idToken = idToken; self.scope = scope; self.issuedTokenType = issuedTokenType
     }

@@ -58,7 +58,7 @@ let package = Package(
         .target(name: "GatehouseDemo", dependencies: ["GatehouseServer", "GatehouseProviderSimulator", "GatehouseProviders", "GatehouseHTTP",
                                                       "GatehouseIdentity"]),
         .executableTarget(name: "GatehouseCLI", dependencies: ["GatehouseServer", "GatehouseDemo", "GatehouseClient", "GatehouseClientOpenSSL",
-                                                             "GatehouseNetwork", "GatehouseCrypto", "GatehouseIdentity", "GatehouseStore"]),
+                                                             "GatehouseNetwork", "GatehouseCrypto", "GatehouseIdentity", "GatehouseStore", "GatehouseSQLite"]),
 
         // MARK: Client SDK: Foundation only, no server target or C library (an iOS app builds just these)
         .target(name: "GatehouseClient", exclude: ["README.md"]),

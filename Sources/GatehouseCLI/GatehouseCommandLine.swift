@@ -6,7 +6,7 @@ import Foundation
 /// configuration error, 3 the database schema is newer than this build.
 enum GatehouseCommandLine {
     static let commands: [any CLICommand.Type] = [
-        ServeCommand.self, MigrateCommand.self, UserCommand.self, SessionCommand.self, AuditCommand.self, KeysCommand.self, ClientCommand.self, ProvidersCommand.self,
+        ServeCommand.self, MigrateCommand.self, BackupCommand.self, UserCommand.self, SessionCommand.self, AuditCommand.self, KeysCommand.self, ClientCommand.self, ProvidersCommand.self,
         LoginCommand.self, TokenCommand.self, LogoutCommand.self, BenchCommand.self, VersionCommand.self,
     ]
 

@@ -48,7 +48,7 @@ import Testing
         #expect(version.status == 0 && version.stdout.hasPrefix("gatehouse "))
         let help = try await Self.run(["help"])
         #expect(help.status == 0 && help.stdout.contains("Exit codes"))
-        for command in ["serve", "migrate", "version"] {
+        for command in ["serve", "migrate", "backup", "version"] {
             let commandHelp = try await Self.run([command, "--help"])
             #expect(commandHelp.status == 0 && commandHelp.stdout.hasPrefix("Usage: gatehouse \(command)"))
         }
@@ -87,6 +87,36 @@ import Testing
         #expect(shell.terminationStatus == 0)
         let third = try await Self.run(["migrate"], environment: ["GATEHOUSE_DATABASE_URL": url])
         #expect(third.status == 3 && third.stderr.contains("newer"))
+    }
+
+    @Test func backupCopiesTheDatabaseAndRefusesWhatItCannotDo() async throws {
+        let url = Self.temporaryDatabaseURL()
+        let environment = ["GATEHOUSE_DATABASE_URL": url]
+        let created = try await Self.run(["user", "create", "--email", "kept@example.com"], environment: environment)
+        #expect(created.status == 0)
+        let directory = (String(url.dropFirst("sqlite://".count)) as NSString).deletingLastPathComponent
+        let target = directory + "/copy.sqlite"
+        let copied = try await Self.run(["backup", target, "--pages-per-step", "2"], environment: environment)
+        #expect(copied.status == 0 && copied.stdout.contains("integrity_check ok"), "\(copied.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: target + "-wal"))
+        let listed = try await Self.run(["user", "list"], environment: ["GATEHOUSE_DATABASE_URL": "sqlite://" + target])
+        #expect(listed.status == 0 && listed.stdout.contains("kept@example.com"))
+
+        let exists = try await Self.run(["backup", target], environment: environment)
+        #expect(exists.status == 2 && exists.stderr.contains("already exists") && exists.stderr.contains("--force"))
+        let forced = try await Self.run(["backup", target, "--force"], environment: environment)
+        #expect(forced.status == 0)
+        let noDirectory = try await Self.run(["backup", directory + "/missing/copy.sqlite"], environment: environment)
+        #expect(noDirectory.status == 2 && noDirectory.stderr.contains("does not exist"))
+        let itself = try await Self.run(["backup", String(url.dropFirst("sqlite://".count)), "--force"], environment: environment)
+        #expect(itself.status == 2 && itself.stderr.contains("the database itself"))
+        let postgres = try await Self.run(["backup", directory + "/pg.sqlite"],
+                                          environment: ["GATEHOUSE_DATABASE_URL": "postgres://gatehouse@127.0.0.1:1/gatehouse"])
+        #expect(postgres.status == 2 && postgres.stderr.contains("pg_dump"))
+        let noFile = try await Self.run(["backup"], environment: environment)
+        #expect(noFile.status == 2 && noFile.stderr.contains("exactly one FILE"))
+        let badStep = try await Self.run(["backup", directory + "/other.sqlite", "--pages-per-step", "0"], environment: environment)
+        #expect(badStep.status == 2 && badStep.stderr.contains("--pages-per-step"))
     }
 
     @Test func serveAnswersAndStopsCleanlyOnSIGTERM() async throws {

@@ -65,7 +65,8 @@ public struct GatehouseApp: Sendable {
         let outboundAttempts = Counter(name: "gatehouse_outbound_deliveries_total",
                                        help: "Webhook and back-channel logout delivery attempts, by kind and outcome.",
                                        labelNames: ["kind", "outcome"])
-        let layout = PageLayout(demo: configuration.demo)
+        let branding = configuration.branding ?? .standard(for: configuration.publicURL)
+        let layout = PageLayout(demo: configuration.demo, branding: branding)
         providers = providerWiring.registry
         providerRevocations = providerWiring.revocations
         // Admin unlinks and deletions queue Apple's token revocation like the account page does.
@@ -85,7 +86,7 @@ public struct GatehouseApp: Sendable {
         // Bounded, so a stuck database turns the probe to 503 within seconds instead of hanging it.
         OperationsRoutes(readiness: readiness ?? OperationsRoutes.withDeadline(3) { try await database.ping() }, metrics: metrics,
                          databaseErrors: databaseErrors, log: log, extraCounters: [maintenancePurged, outboundAttempts]).register(into: &router)
-        AssetRoutes.register(into: &router)
+        AssetRoutes.register(into: &router, branding: branding)
         // One context for every page route: the layout, the session reader and the shared screens' services.
         let pages = PageContext(layout: layout, reader: services.webSessions, database: database, audit: services.audit,
                                 clock: services.clock, sessions: services.sessions, clients: services.tokens.registry,
@@ -127,7 +128,8 @@ public struct GatehouseApp: Sendable {
             middleware.append(AccessLogMiddleware(sink: accessLogSink ?? AccessLogMiddleware.standardOutput))
         }
         middleware.append(RequestIDMiddleware())
-        middleware.append(SecurityHeadersMiddleware(https: configuration.isHTTPS))
+        middleware.append(SecurityHeadersMiddleware(https: configuration.isHTTPS,
+                                                    contentSecurityPolicy: BrandAssetRoutes.contentSecurityPolicy(for: branding)))
         // Last in, first out: handlers see Gatehouse's own paths; what leaves gets the public prefix (one origin).
         middleware.append(BasePathMiddleware(configuration.basePath))
         let errors = PageErrorRenderer(layout: layout)

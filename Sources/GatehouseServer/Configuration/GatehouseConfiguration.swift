@@ -40,6 +40,8 @@ public struct GatehouseConfiguration: Sendable {
     public var handoffLifetime: TimeInterval = HandoffTokens.lifetime
     /// Sign in with Apple, Google, GitHub and generic OIDC providers (the `providers` section).
     public var providers = ProvidersConfiguration()
+    /// The product's name, logo, colours and links (the `branding` section); nil: the public URL's host.
+    public var branding: Branding?
     /// Background purge of expired rows (config section `maintenance`).
     public var maintenance = MaintenanceService.Settings()
     /// How often each process re-reads the signing keys (config `keys.refresh_interval_seconds`),

@@ -208,3 +208,25 @@ def test_field_borders_have_three_to_one_contrast(server, browsers):
             parse = lambda text: tuple(int(x) for x in text[text.index("(") + 1:text.index(")")].split(",")[:3])
             ratio = contrast(parse(border), parse(page))
             assert ratio >= 3, f"{path} {field.get_attribute('name')}: border {border} on {page} is {ratio:.2f}:1"
+
+
+def test_provider_buttons_have_equal_prominence(server, browsers):
+    """Every provider button is drawn the same size, no smaller than the password button (Apple's and Google's
+    rule), in Apple's black style and Google's light theme on this light page."""
+    driver = browsers()
+    driver.get(server.url + "/sign-in")
+    buttons = driver.find_elements(By.CSS_SELECTOR, "#providers button.provider-button")
+    texts = [b.text for b in buttons]
+    for label in ("Sign in with Apple", "Sign in with Google", "Sign in with GitHub"):
+        assert any(text.startswith(label) for text in texts), (label, texts)
+    sizes = {(b.size["width"], b.size["height"]) for b in buttons}
+    assert len(sizes) == 1, f"one size for every provider: {sizes}"
+    width, height = sizes.pop()
+    password = driver.find_element(By.CSS_SELECTOR, 'form[action="/sign-in"] button[type=submit]')
+    assert height >= 44 and height >= password.size["height"] and width >= password.size["width"]
+    apple = driver.find_element(By.CSS_SELECTOR, "button.provider-apple")
+    assert apple.value_of_css_property("background-color") == "rgba(0, 0, 0, 1)"
+    assert apple.value_of_css_property("color") == "rgba(255, 255, 255, 1)"
+    google = driver.find_element(By.CSS_SELECTOR, "button.provider-google")
+    assert google.value_of_css_property("background-color") == "rgba(255, 255, 255, 1)"
+    assert google.value_of_css_property("border-top-color") == "rgba(116, 119, 117, 1)"

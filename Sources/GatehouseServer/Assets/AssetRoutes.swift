@@ -5,7 +5,8 @@ import GatehouseHTTP
 enum AssetRoutes {
     static func register(into router: inout Router, branding: Branding) {
         // The built-in stylesheet, then the palette's custom properties (later rules win).
-        let css = Array(((EmbeddedAssets.files["gatehouse.css"] ?? "") + "\n" + branding.palette.cssVariables + "\n").utf8)
+        let css = Array(((EmbeddedAssets.files["gatehouse.css"] ?? "") + "\n" + branding.palette.cssVariables + "\n"
+            + ProviderButtonStyle.cssVariables(for: branding.palette, marks: branding.providerMarks) + "\n").utf8)
         router.get("/assets/gatehouse.css") { _ in cached(css, "text/css; charset=utf-8") }
         BrandAssetRoutes(branding: branding).register(into: &router)
     }

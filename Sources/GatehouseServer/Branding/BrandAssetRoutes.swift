@@ -13,6 +13,14 @@ struct BrandAssetRoutes {
                 return response
             }
         }
+        for (id, mark) in branding.providerMarks {
+            guard case .file(let bytes, let contentType) = mark else { continue }
+            router.get("/assets/marks/\(id)") { _ in
+                var response = AssetRoutes.cached(bytes, contentType)
+                response.headers.set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'")
+                return response
+            }
+        }
         if let css = branding.extraCSS {
             let body = Array(css.utf8)
             router.get("/assets/brand.css") { _ in AssetRoutes.cached(body, "text/css; charset=utf-8") }

@@ -11,6 +11,9 @@ public struct Branding: Sendable {
     public var extraCSS: String?
     /// Help, privacy and terms links in every page's footer.
     public var supportLinks: [SupportLink] = []
+    /// Provider marks (Apple's logo, Google's "G") by provider id, files the operator obtained from the
+    /// provider under its terms; served at `/assets/marks/<id>` beside the button's words.
+    public var providerMarks: [String: Logo] = [:]
 
     /// A logo: a remote image or a file served from `/assets/logo`.
     public enum Logo: Sendable, Equatable {

@@ -11,7 +11,7 @@ import Foundation
 /// File paths are relative to the configuration file. Every check runs at start-up, so a missing file or
 /// a palette that fails WCAG AA stops the server with the key at fault instead of serving a broken page.
 enum BrandingConfigParser {
-    static let knownKeys: Set<String> = ["product_name", "logo", "colors", "extra_css", "support_links"]
+    static let knownKeys: Set<String> = ["product_name", "logo", "colors", "extra_css", "support_links", "provider_marks"]
     static let maximumFileBytes = 512 * 1024
     static let logoTypes = ["svg": "image/svg+xml", "png": "image/png", "jpg": "image/jpeg", "jpeg": "image/jpeg", "webp": "image/webp"]
 
@@ -59,6 +59,21 @@ enum BrandingConfigParser {
                 throw ConfigurationError(key: "branding.extra_css", problem: "\(path) is not UTF-8 text")
             }
             branding.extraCSS = css
+        }
+        if let value = values["provider_marks"] {
+            guard let marks = value as? [String: Any] else {
+                throw ConfigurationError(key: "branding.provider_marks", problem: "must be an object of provider id to file path")
+            }
+            for (id, raw) in marks {
+                let key = "branding.provider_marks.\(id)"
+                guard !id.isEmpty, id.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) else {
+                    throw ConfigurationError(key: key, problem: "a provider id is letters, digits, - and _")
+                }
+                guard let path = raw as? String, !path.contains("://"), let type = logoTypes[(path as NSString).pathExtension.lowercased()] else {
+                    throw ConfigurationError(key: key, problem: "must be a local .svg, .png, .jpg, .jpeg or .webp file")
+                }
+                branding.providerMarks[id] = .file(bytes: try read(path, key: key, baseDirectory: baseDirectory), contentType: type)
+            }
         }
         if let value = values["support_links"] {
             guard let list = value as? [Any] else {

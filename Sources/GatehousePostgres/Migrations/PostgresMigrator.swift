@@ -1,20 +1,12 @@
 import GatehouseSQLStore
 
-/// The shared migrator over `PostgresMigrations.all`.
+/// The shared migrator in PostgreSQL's types.
 ///
 /// Every migrating transaction first takes a transaction-scoped advisory lock, so processes
 /// that start at once queue up instead of racing (concurrent `CREATE TABLE IF NOT EXISTS`
 /// alone can fail with a unique violation in the catalog).
 enum PostgresMigrator {
-    static let shared = SQLMigrator(
-        migrations: PostgresMigrations.all.map { SQLMigration(version: $0.version, name: $0.name, sql: $0.sql) },
-        bookkeepingDDL: """
-            CREATE TABLE IF NOT EXISTS \(SQLMigrator.bookkeepingTable) (
-                version BIGINT PRIMARY KEY,
-                name TEXT NOT NULL,
-                applied_at BIGINT NOT NULL
-            )
-            """)
+    static let shared = SQLMigrator(types: .postgres)
 
     /// First half of the advisory lock key ("GHSM"); the second half is a hash of the schema
     /// being migrated, so separate schemas in one database do not wait for each other.

@@ -1,11 +1,12 @@
-/// What really differs between the SQL of the two backends. Everything else — upserts
-/// (`ON CONFLICT … DO UPDATE`, `excluded.`), `RETURNING`, row values, `CAST`, `TRUE`/`FALSE` —
-/// is written once and runs on both.
+/// What really differs between the two backends, chosen once when a database is opened: a few SQL
+/// words, and three strategies named for what they do, so no store asks which backend it runs on.
+/// Everything else — upserts (`ON CONFLICT … DO UPDATE`, `excluded.`), `RETURNING`, row values,
+/// `CAST`, `TRUE`/`FALSE` — is written once and runs on both.
 ///
-/// Placeholders: statements are written with `?`. SQLite takes them as they are; the
-/// PostgreSQL connection rewrites them to `$1, $2, …` (`SQLPlaceholders.numbered`) once, when it
-/// prepares a statement it has not seen, so there is no per-call string work.
-public struct SQLDialect: Sendable, Equatable {
+/// Placeholders: statements are written with `?` (named parameters through `SQLTemplate` where one
+/// repeats). SQLite takes them as they are; the PostgreSQL connection rewrites them to `$1, $2, …`
+/// (`SQLPlaceholders.numbered`) once, when it prepares a statement it has not seen.
+public struct SQLDialect: Sendable {
     /// `sqlite` or `postgres`, for error details.
     public let name: String
     /// Appended to a SELECT inside `SQLDatabase.transaction` that reads rows it will then change:
@@ -17,13 +18,65 @@ public struct SQLDialect: Sendable, Equatable {
     public let forUpdateSkipLocked: String
     /// The scalar "larger of two values": `MAX` in SQLite, `GREATEST` in PostgreSQL.
     public let greatest: String
-    /// Whether `WITH … AS (UPDATE … RETURNING …)` works (PostgreSQL), letting a store do a
-    /// read-modify-write in one round trip; SQLite has no data-modifying CTEs.
-    public let writableCTEs: Bool
+    /// How several reads on one connection see one state of the database.
+    public let readSnapshot: SQLReadSnapshot
+    /// How the account page's live grants are read.
+    public let activeGrants: SQLActiveGrantsRead
+    /// How a refresh token is rotated.
+    public let refreshRotation: SQLRefreshRotation
 
     public static let sqlite = SQLDialect(name: "sqlite", forUpdate: "", forUpdateSkipLocked: "", greatest: "MAX",
-                                          writableCTEs: false)
+                                          readSnapshot: .readTransaction, activeGrants: .walk,
+                                          refreshRotation: .writerTransaction)
     public static let postgres = SQLDialect(name: "postgres", forUpdate: " FOR UPDATE",
                                             forUpdateSkipLocked: " FOR UPDATE SKIP LOCKED", greatest: "GREATEST",
-                                            writableCTEs: true)
+                                            readSnapshot: .autocommit, activeGrants: .recursiveQuery,
+                                            refreshRotation: .claimStatement)
+}
+
+/// How a group of reads on one connection is run.
+public enum SQLReadSnapshot: Sendable {
+    /// In one read transaction (SQLite): each autocommitted read takes and drops the WAL read lock
+    /// (`fcntl` calls, a twentieth of the account page); one transaction takes it once, and the lists
+    /// come from one snapshot.
+    case readTransaction
+    /// Each statement autocommitted (PostgreSQL): `BEGIN`/`COMMIT` would be two more round trips.
+    case autocommit
+
+    /// Runs `body`'s statements on `db` as this strategy says.
+    func run<T>(_ db: some SQLConnection, _ body: () throws -> T) throws -> T {
+        switch self {
+        case .autocommit:
+            return try body()
+        case .readTransaction:
+            _ = try db.run("BEGIN", [])
+            do {
+                let result = try body()
+                _ = try db.run("COMMIT", [])
+                return result
+            } catch {
+                // Never leave a reader holding its snapshot (the WAL could not be checkpointed past it).
+                _ = try? db.run("ROLLBACK", [])
+                throw error
+            }
+        }
+    }
+}
+
+/// How `RefreshTokenStore.activeGrants` is read.
+public enum SQLActiveGrantsRead: Sendable {
+    /// One small statement per client (`ActiveGrantsWalk`): SQLite opens no temporary table for it.
+    case walk
+    /// One recursive statement (`ActiveGrantsQuery`): on PostgreSQL each statement is a round trip.
+    case recursiveQuery
+}
+
+/// How `RefreshTokenStore.rotate` and `exchange` change a token.
+public enum SQLRefreshRotation: Sendable {
+    /// Read, decide and write in the single writer's transaction (SQLite), which already excludes
+    /// every other writer: one hop.
+    case writerTransaction
+    /// Claim the current token and insert its successor in one data-modifying statement (PostgreSQL,
+    /// `RefreshTokenSQL.claimAndInsert`); every other case takes a locking transaction.
+    case claimStatement
 }

@@ -34,3 +34,21 @@ extension SQLRow {
     public func optionalDate(_ column: some SQLColumn) -> Date? { optionalDate(column.rawValue) }
     public func tokenHash(_ column: some SQLColumn) -> TokenHash { tokenHash(column.rawValue) }
 }
+
+/// The columns of a row from `offset` on, numbered from 0: a joined SELECT decodes each table's part
+/// with that table's one decoder (`UserSQL.decode(row.columns(from: 9))`).
+public struct SQLRowSuffix<Base: SQLRow>: SQLRow {
+    let base: Base
+    let offset: Int32
+
+    public func isNull(_ column: Int32) -> Bool { base.isNull(offset + column) }
+    public func int64(_ column: Int32) -> Int64 { base.int64(offset + column) }
+    public func bool(_ column: Int32) -> Bool { base.bool(offset + column) }
+    public func text(_ column: Int32) -> String { base.text(offset + column) }
+    public func blob(_ column: Int32) -> [UInt8] { base.blob(offset + column) }
+}
+
+extension SQLRow {
+    /// The columns from `offset` on, as a row of their own.
+    public func columns(from offset: Int32) -> SQLRowSuffix<Self> { SQLRowSuffix(base: self, offset: offset) }
+}

@@ -6,13 +6,12 @@ import GatehouseStore
 struct SQLRefreshTokenStore<Database: SQLDatabase>: RefreshTokenStore {
     let database: Database
     private let findForRotationSQL: String
-    /// The common rotation in one round trip, where the dialect has data-modifying CTEs.
-    private let claimAndInsertSQL: String?
+    private let rotation: SQLRefreshRotation
 
     init(database: Database) {
         self.database = database
         findForRotationSQL = "\(RefreshTokenSQL.find)\(database.dialect.forUpdate)"
-        claimAndInsertSQL = database.dialect.writableCTEs ? RefreshTokenSQL.claimAndInsert : nil
+        rotation = database.dialect.refreshRotation
     }
 
     func create(_ token: RefreshToken) async throws {
@@ -40,8 +39,8 @@ struct SQLRefreshTokenStore<Database: SQLDatabase>: RefreshTokenStore {
         // the other matches nothing. Everything else (rotated, revoked, expired, unknown, another
         // family) takes the transaction below, which tells those cases apart. SQLite's single
         // writer makes the transaction as cheap, so it always takes it.
-        if let claimAndInsertSQL, let claimed = try await database.write({ db in
-            try db.queryOne(claimAndInsertSQL, RefreshTokenSQL.claimBindings(replacement, hash: hash, now: now)) {
+        if rotation == .claimStatement, let claimed = try await database.write({ db in
+            try db.queryOne(RefreshTokenSQL.claimAndInsert.sql, RefreshTokenSQL.claimBindings(replacement, hash: hash, now: now)) {
                 try RefreshTokenSQL.decode($0, backend: backend)
             }
         }) {
@@ -58,12 +57,12 @@ struct SQLRefreshTokenStore<Database: SQLDatabase>: RefreshTokenStore {
                                    prepare: @escaping @Sendable (RefreshToken, User?) throws -> (replacement: RefreshToken, issue: Issue))
         async throws -> RefreshExchange<Issue> {
         let backend = database.dialect.name
-        guard let claimAndInsertSQL else {
+        if rotation == .writerTransaction {
             // SQLite: the single writer's transaction already excludes every other writer, so reading the
             // token and its user there, deciding and rotating is one hop to the writer instead of three
             // (two reads, then the write). A `prepare` that throws rolls its savepoint back: nothing written.
             // Measured against reading on a reader first and then rotating (two hops): 12–15% less CPU per
-            // refresh (issue #17), the SQL work on the writer being the same (`rotate` re-reads the row there).
+            // refresh, the SQL work on the writer being the same (`rotate` re-reads the row there).
             return try await database.transaction { db in
                 guard let (presented, user) = try db.queryOne(RefreshTokenSQL.findWithUser, [hash], {
                     try RefreshTokenSQL.decodeWithUser($0, backend: backend)
@@ -80,7 +79,7 @@ struct SQLRefreshTokenStore<Database: SQLDatabase>: RefreshTokenStore {
         }) else { return .unknown }
         let (replacement, issue) = try prepare(presented, user)
         if presented.rotatedAt == nil, presented.revokedAt == nil, presented.expiresAt > now, let claimed = try await database.write({ db in
-            try db.queryOne(claimAndInsertSQL, RefreshTokenSQL.claimBindings(replacement, hash: hash, now: now)) { _ in true }
+            try db.queryOne(RefreshTokenSQL.claimAndInsert.sql, RefreshTokenSQL.claimBindings(replacement, hash: hash, now: now)) { _ in true }
         }), claimed {
             return .rotated(issue)
         }
@@ -135,12 +134,8 @@ struct SQLRefreshTokenStore<Database: SQLDatabase>: RefreshTokenStore {
     }
 
     func activeGrants(userId: String, now: Date) async throws -> [ActiveGrant] {
-        // One statement for both backends (`$`-numbered: SQLite and PostgreSQL both take it as is).
-        try await database.read { db in
-            try db.query(ActiveGrantsQuery.sql, [userId, now]) { row in
-                ActiveGrant(clientId: row.text(0), scope: row.text(1), since: row.date(2))
-            }
-        }
+        let read = database.dialect.activeGrants
+        return try await database.read { db in try RefreshTokenSQL.activeGrants(userId: userId, now: now, read: read, db) }
     }
 
     func purgeExpired(now: Date, limit: Int) async throws -> Int {
@@ -148,28 +143,35 @@ struct SQLRefreshTokenStore<Database: SQLDatabase>: RefreshTokenStore {
     }
 }
 
-private enum RefreshTokenColumn: Int32, SQLColumn {
+enum RefreshTokenColumn: Int32, SQLColumn {
     case hash, familyId, clientId, userId, scope, authTime, authMethods, createdAt, expiresAt, rotatedAt, revokedAt
 }
 
-/// Statements and rules shared by the operations above.
-private enum RefreshTokenSQL {
+/// Statements and rules shared by the operations above and the account page's hot read.
+enum RefreshTokenSQL {
     static let columns = RefreshTokenColumn.list()
     static let find = "SELECT \(columns) FROM refresh_tokens WHERE hash = ?"
-    /// `$`-numbered with casts (PostgreSQL only: SQLite has no data-modifying CTEs).
-    static let claimAndInsert = """
+    enum ClaimParameter: Hashable, Sendable { case replacement(RefreshTokenColumn), presentedHash, now }
+
+    /// PostgreSQL's common rotation (`SQLRefreshRotation.claimStatement`): claim the current token and
+    /// insert its successor in one data-modifying statement. Casts, since PostgreSQL cannot infer the
+    /// parameters' types from the INSERT's SELECT list.
+    static let claimAndInsert: SQLTemplate<ClaimParameter> = """
         WITH claimed AS (
-            UPDATE refresh_tokens SET rotated_at = $10::bigint
-            WHERE hash = $11::bytea AND family_id = $2::text AND rotated_at IS NULL AND revoked_at IS NULL
-              AND expires_at > $10::bigint
-            RETURNING \(columns)),
+            UPDATE refresh_tokens SET rotated_at = \(.now)::bigint
+            WHERE hash = \(.presentedHash)::bytea AND family_id = \(.replacement(.familyId))::text
+              AND rotated_at IS NULL AND revoked_at IS NULL AND expires_at > \(.now)::bigint
+            RETURNING \(sql: columns)),
         inserted AS (
-            INSERT INTO refresh_tokens (\(columns))
-            SELECT $1::bytea, $2::text, $3::text, $4::text, $5::text, $6::bigint, $7::text, $8::bigint, $9::bigint,
-                   NULL, NULL FROM claimed)
-        SELECT \(columns) FROM claimed
+            INSERT INTO refresh_tokens (\(sql: columns))
+            SELECT \(.replacement(.hash))::bytea, \(.replacement(.familyId))::text, \(.replacement(.clientId))::text,
+                   \(.replacement(.userId))::text, \(.replacement(.scope))::text, \(.replacement(.authTime))::bigint,
+                   \(.replacement(.authMethods))::text, \(.replacement(.createdAt))::bigint,
+                   \(.replacement(.expiresAt))::bigint, NULL, NULL FROM claimed)
+        SELECT \(sql: columns) FROM claimed
         """
-    /// The token (columns 0–10) and its user (11–18, NULL when the user is gone).
+
+    /// The token and its user (NULL when the user is gone).
     static let findWithUser = """
         SELECT \(RefreshTokenColumn.list(prefix: "t.")), \(UserColumn.list(prefix: "u."))
         FROM refresh_tokens t LEFT JOIN users u ON u.id = t.user_id WHERE t.hash = ?
@@ -188,9 +190,42 @@ private enum RefreshTokenSQL {
     }
 
     static func claimBindings(_ replacement: RefreshToken, hash: TokenHash, now: Date) -> [any SQLBindable] {
-        [replacement.hash, replacement.familyId, replacement.clientId, replacement.userId, replacement.scope,
-         replacement.authTime, StoredStringList.encode(replacement.authMethods), replacement.createdAt,
-         replacement.expiresAt, now, hash]
+        claimAndInsert.bindings { parameter in
+            switch parameter {
+            case .now: now
+            case .presentedHash: hash
+            case .replacement(let column): value(of: replacement, column)
+            }
+        }
+    }
+
+    /// The value of `column` in `token`'s row.
+    static func value(of token: RefreshToken, _ column: RefreshTokenColumn) -> any SQLBindable {
+        switch column {
+        case .hash: token.hash
+        case .familyId: token.familyId
+        case .clientId: token.clientId
+        case .userId: token.userId
+        case .scope: token.scope
+        case .authTime: token.authTime
+        case .authMethods: StoredStringList.encode(token.authMethods)
+        case .createdAt: token.createdAt
+        case .expiresAt: token.expiresAt
+        case .rotatedAt: token.rotatedAt
+        case .revokedAt: token.revokedAt
+        }
+    }
+
+    /// The user's live grants by client id, read as `read` says.
+    static func activeGrants(userId: String, now: Date, read: SQLActiveGrantsRead, _ db: some SQLConnection) throws -> [ActiveGrant] {
+        switch read {
+        case .walk:
+            return try ActiveGrantsWalk.read(userId: userId, now: now, db)
+        case .recursiveQuery:
+            return try db.query(ActiveGrantsQuery.sql, ActiveGrantsQuery.bindings(userId: userId, now: now)) { row in
+                ActiveGrant(clientId: row.text(0), scope: row.text(1), since: row.date(2))
+            }
+        }
     }
 
     /// `rotate`'s decision on the presented row, read inside the rotation's transaction (SQLite: the
@@ -236,21 +271,15 @@ private enum RefreshTokenSQL {
         }
     }
 
+    /// A `findWithUser` row: the token, then its user (NULL when the user is gone).
     static func decodeWithUser(_ row: some SQLRow, backend: String) throws -> (RefreshToken, User?) {
         let token = try decode(row, backend: backend)
-        let u = Int32(RefreshTokenColumn.allCases.count)
-        guard !row.isNull(u) else { return (token, nil) }
-        return (token, User(id: row.text(u), email: row.text(u + 1), displayName: row.optionalText(u + 2),
-                            passwordHash: row.optionalText(u + 3), emailVerified: row.bool(u + 4), disabled: row.bool(u + 5),
-                            createdAt: row.date(u + 6), updatedAt: row.date(u + 7)))
+        let user = row.columns(from: Int32(RefreshTokenColumn.allCases.count))
+        return (token, user.isNull(UserColumn.id) ? nil : UserSQL.decode(user))
     }
 
     static func insert(_ token: RefreshToken, _ db: some SQLConnection) throws {
-        try db.run(insertStatement, [
-            token.hash, token.familyId, token.clientId, token.userId, token.scope, token.authTime,
-            StoredStringList.encode(token.authMethods), token.createdAt, token.expiresAt, token.rotatedAt,
-            token.revokedAt,
-        ])
+        try db.run(insertStatement, RefreshTokenColumn.allCases.map { value(of: token, $0) })
     }
 
     /// Revokes the family's live tokens (rotated ones included); returns how many.

@@ -49,7 +49,7 @@ struct SQLSessionStore<Database: SQLDatabase>: SessionStore {
     }
 }
 
-private enum SessionColumn: Int32, SQLColumn {
+enum SessionColumn: Int32, SQLColumn {
     case idHash, userId, createdAt, lastSeenAt, idleExpiresAt, absoluteExpiresAt, ip, userAgent, authMethods
 }
 

@@ -1,16 +1,8 @@
 import GatehouseSQLStore
 
-/// The shared migrator over `SQLiteMigrations.all`, run on the writer connection.
+/// The shared migrator in SQLite's types, run on the writer connection.
 enum SQLiteMigrator {
-    static let shared = SQLMigrator(
-        migrations: SQLiteMigrations.all.map { SQLMigration(version: $0.version, name: $0.name, sql: $0.sql) },
-        bookkeepingDDL: """
-            CREATE TABLE IF NOT EXISTS \(SQLMigrator.bookkeepingTable) (
-                version INTEGER PRIMARY KEY NOT NULL,
-                name TEXT NOT NULL,
-                applied_at INTEGER NOT NULL
-            )
-            """)
+    static let shared = SQLMigrator(types: .sqlite)
 }
 
 extension SQLiteConnection: SQLMigratingConnection {

@@ -96,7 +96,7 @@ public struct GatehouseApp: Sendable {
         NativeRoutes(apps: NativeAppDirectory(registry: services.tokens.registry), handoffs: services.handoffs,
                      confirmations: services.handoffConfirmations, sessions: services.sessions,
                      reader: pages.reader, layout: pages.layout, audit: services.audit, database: database,
-                     pathConfiguration: PathConfiguration(rules: configuration.nativePathRules),
+                     pathConfiguration: PathConfiguration(rules: configuration.nativePathRules, publicURL: configuration.publicURL),
                      associations: AppSiteAssociations(apps: configuration.clients.compactMap { NativeApp(registration: $0.registration) }),
                      enabledProviders: providerWiring.registry.providers.map(\.id),
                      publicOrigin: NativeAppleRoutes.origin(of: configuration.publicURL), clock: services.clock,

@@ -1,11 +1,11 @@
 import Foundation
 
-/// The reads behind the most frequent requests, each in one round trip to the database (issue 17).
+/// The reads behind the most frequent requests, each in one round trip to the database.
 ///
 /// Every page and the app's "who am I" resolve a session cookie; every Bearer call checks revocation and
 /// loads the user. Through the per-aggregate stores those are two statements, and each statement is a hop
-/// to a connection's queue and back plus a read transaction; here each is one statement. The SQL is
-/// shared by both backends (`HotReadQueries`); the default implementation composes the ordinary stores, so
+/// to a connection's queue and back plus a read transaction; here each is one statement (`GatehouseSQLStore`'s
+/// `HotReadQueries`, for both backends); the default implementation composes the ordinary stores, so
 /// a database that does not provide its own still answers the same.
 public protocol HotReadStore: Sendable {
     /// The session `idHash` if valid at `now` (`SessionStore.findValid`) together with its user; nil when
@@ -111,52 +111,5 @@ public struct ComposedHotReads: HotReadStore {
         guard let found = try await sessionWithUser(idHash: idHash, now: now) else { return nil }
         return SessionWithUser(session: found.session, user: found.user,
                                overview: try await accountOverview(userId: found.user.id, now: now))
-    }
-}
-
-/// The one-statement SQL of `HotReadStore`, for both backends. `$1`, `$2`, … appear in ascending order of
-/// first use: SQLite numbers `$`-named parameters by first appearance, PostgreSQL by their digits, so the
-/// same positional bindings work for both.
-public enum HotReadQueries {
-    /// Columns 0–8: the session (`SessionStore` order); 9–16: the user (`UserStore` order).
-    /// Bindings: id hash, now.
-    public static let sessionWithUser = """
-        SELECT \(sessionAndUserColumns)
-        FROM sessions s JOIN users u ON u.id = s.user_id
-        WHERE \(validSession)
-        """
-
-    /// `sessionWithUser` with column 17: one linked provider per row (NULL, in a single row, when none).
-    public static let sessionWithUserAndProviders = """
-        SELECT \(sessionAndUserColumns), e.provider
-        FROM sessions s JOIN users u ON u.id = s.user_id LEFT JOIN external_identities e ON e.user_id = u.id
-        WHERE \(validSession)
-        """
-
-    private static let sessionAndUserColumns = """
-        s.id_hash, s.user_id, s.created_at, s.last_seen_at, s.idle_expires_at, s.absolute_expires_at,
-               s.ip, s.user_agent, s.auth_methods,
-               u.id, u.email, u.display_name, u.password_hash, u.email_verified, u.disabled, u.created_at, u.updated_at
-        """
-    private static let validSession = "s.id_hash = $1 AND s.idle_expires_at > $2 AND s.absolute_expires_at > $2"
-
-    /// Columns 0–7: the user, all NULL when there is none; 8: revoked (boolean); 9: the user's external id.
-    /// Always one row.
-    /// Bindings: user id, then two revocation keys (pass the `jti` twice when there is no family).
-    /// (`$1` must come first in the text, hence the revocation test inside the derived table. Two EXISTS
-    /// probes, not `jti IN ($2, $3)`: SQLite builds an ephemeral table for an IN list or an OR of equalities.)
-    public static let bearerSubject = """
-        SELECT u.id, u.email, u.display_name, u.password_hash, u.email_verified, u.disabled, u.created_at, u.updated_at,
-               k.revoked, u.external_id
-        FROM (SELECT CAST($1 AS TEXT) AS id,
-                     (EXISTS (SELECT 1 FROM revoked_access_tokens r WHERE r.jti = $2)
-                      OR EXISTS (SELECT 1 FROM revoked_access_tokens r WHERE r.jti = $3)) AS revoked) k
-        LEFT JOIN users u ON u.id = k.id
-        """
-
-    /// The bindings for `bearerSubject` after the user id: exactly two keys.
-    public static func revocationPair(_ keys: [String]) -> [String] {
-        precondition(!keys.isEmpty && keys.count <= 2, "one or two revocation keys")
-        return keys.count == 2 ? keys : [keys[0], keys[0]]
     }
 }

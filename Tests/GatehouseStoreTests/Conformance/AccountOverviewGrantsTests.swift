@@ -3,7 +3,7 @@ import GatehouseStore
 import Testing
 
 /// The account page's applications come from `HotReadStore.accountOverview`, which on SQLite walks the
-/// clients one small statement at a time (`SQLiteActiveGrantsWalk`) instead of `ActiveGrantsQuery`.
+/// clients one small statement at a time (`ActiveGrantsWalk`) instead of `ActiveGrantsQuery`.
 /// On both backends its answer must be `RefreshTokenStore.activeGrants`' (the single statement), through
 /// dead families, rotations, several clients, other users and a client with no live grant left.
 @Suite("AccountOverview grants match activeGrants")

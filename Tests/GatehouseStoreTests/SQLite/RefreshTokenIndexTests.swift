@@ -1,6 +1,7 @@
 import CSQLite
 import Foundation
 @testable import GatehouseSQLite
+import GatehouseSQLStore
 import GatehouseStore
 import Testing
 

@@ -26,7 +26,7 @@ public protocol SQLMigratingConnection: SQLConnection {
     func tableExists(_ name: String) throws -> Bool
 }
 
-/// Applies a backend's migrations, each version in its own transaction, and keeps the
+/// Applies the migrations in a backend's types, each version in its own transaction, and keeps the
 /// bookkeeping both backends share: one row per applied version in `gatehouse_schema_migrations`
 /// (not `PRAGMA user_version`), so it also shows when each version was applied. Every migrating
 /// transaction re-reads the version first, so processes that start at once apply each version
@@ -38,9 +38,10 @@ public struct SQLMigrator: Sendable {
     /// `CREATE TABLE IF NOT EXISTS gatehouse_schema_migrations …` in the backend's types.
     private let bookkeepingDDL: String
 
-    public init(migrations: [SQLMigration], bookkeepingDDL: String) {
-        self.migrations = migrations
-        self.bookkeepingDDL = bookkeepingDDL
+    /// The one list, `StoreMigrations`, in a backend's types.
+    public init(types: SQLSchemaTypes) {
+        migrations = StoreMigrations.all(types)
+        bookkeepingDDL = StoreMigrations.bookkeeping(types)
     }
 
     /// The latest schema version these migrations reach.

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The account page's "which applications hold access" query, one text for both backends.
 ///
 /// It costs a few index seeks per *client*, not a row per token, so a user holding 80,000 live grants
@@ -13,16 +15,16 @@
 ///
 /// `oldest` is not `MATERIALIZED`: on SQLite 3.40 materializing it (an ephemeral table, then a temp
 /// B-tree to sort it) made the query ~150 µs for a user holding 80,000 grants against ~20 µs inlined, where
-/// the few repeated per-client seeks cost less than building the table (issue 17).
-/// `$1` is the user id, `$2` now, first appearing in that order: SQLite numbers `$`-named parameters by
-/// first appearance, PostgreSQL by their digits, so both bind `[userId, now]`.
+/// the few repeated per-client seeks cost less than building the table.
 public enum ActiveGrantsQuery {
+    public enum Parameter: Hashable, Sendable { case userId, now }
+
     /// Rows: client_id, scope, granted_at; by client id; at most `limit` clients.
-    public static let sql = """
+    public static let template: SQLTemplate<Parameter> = """
         WITH RECURSIVE clients(id) AS (
-            SELECT (SELECT MIN(client_id) FROM refresh_tokens WHERE user_id = $1)
+            SELECT (SELECT MIN(client_id) FROM refresh_tokens WHERE user_id = \(.userId))
             UNION ALL
-            SELECT (SELECT MIN(n.client_id) FROM refresh_tokens n WHERE n.user_id = $1 AND n.client_id > clients.id)
+            SELECT (SELECT MIN(n.client_id) FROM refresh_tokens n WHERE n.user_id = \(.userId) AND n.client_id > clients.id)
             FROM clients WHERE clients.id IS NOT NULL
         ),
         oldest AS (
@@ -37,19 +39,27 @@ public enum ActiveGrantsQuery {
             o.granted_at
         FROM oldest o WHERE o.family_id IS NOT NULL
         ORDER BY o.client_id
-        LIMIT \(limit)
+        LIMIT \(sql: String(limit))
         """
+
+    /// The statement's text.
+    public static var sql: String { template.sql }
+
+    /// The bindings for the user `userId` at `now`.
+    public static func bindings(userId: String, now: Date) -> [any SQLBindable] {
+        template.bindings { $0 == .userId ? userId as any SQLBindable : now }
+    }
 
     /// More clients than any real account holds; bounds the page even for a hostile data set.
     public static let limit = 500
 
-    private static let oldestLiveGrant = """
-        FROM refresh_tokens t WHERE t.user_id = $1 AND t.client_id = c.id
+    private static let oldestLiveGrant: SQLTemplate<Parameter> = """
+        FROM refresh_tokens t WHERE t.user_id = \(.userId) AND t.client_id = c.id
         AND EXISTS (SELECT 1 FROM refresh_tokens l WHERE l.family_id = t.family_id AND \(live("l")))
         ORDER BY t.created_at LIMIT 1
         """
 
-    private static func live(_ alias: String) -> String {
-        "\(alias).revoked_at IS NULL AND \(alias).rotated_at IS NULL AND \(alias).expires_at > $2"
+    private static func live(_ alias: String) -> SQLTemplate<Parameter> {
+        "\(sql: alias).revoked_at IS NULL AND \(sql: alias).rotated_at IS NULL AND \(sql: alias).expires_at > \(.now)"
     }
 }

@@ -53,7 +53,10 @@ let package = Package(
         .target(name: "GatehouseServer", dependencies: [
             "GatehouseHTTP", "GatehouseHTTPServer", "GatehouseCrypto", "GatehouseStore", "GatehouseSQLite", "GatehousePostgres",
             "GatehouseIdentity", "GatehouseMail", "GatehouseProviders", "GatehouseNetwork",
-        ]),
+        ], exclude: ["Assets/Files"], plugins: ["EmbedAssets"]),
+        // Stylesheets and scripts from Sources/GatehouseServer/Assets/Files compiled in as strings (one binary, no bundle).
+        .executableTarget(name: "GatehouseAssetEmbedder"),
+        .plugin(name: "EmbedAssets", capability: .buildTool(), dependencies: ["GatehouseAssetEmbedder"]),
         // Demo mode's simulated providers, composed into the executable: the server target never links the simulator.
         .target(name: "GatehouseDemo", dependencies: ["GatehouseServer", "GatehouseProviderSimulator", "GatehouseProviders", "GatehouseHTTP",
                                                       "GatehouseIdentity"]),

@@ -6,14 +6,16 @@ import GatehouseStore
 /// The screens more than one page route renders: the account page (after an account change or a provider
 /// link or unlink) and its parts. Shared through ``PageContext`` so no route reaches into another route's struct.
 extension PageContext {
+    /// `invalid`: the fields the error is about (nil: both, when there is an error).
     func signInPage(web: WebSession, email: String, returnTo: String?, error: String?, info: String? = nil,
-                    status: HTTPStatus = .ok) -> Response {
-        page("Sign in", """
+                    status: HTTPStatus = .ok, invalid: Set<String>? = nil) -> Response {
+        let invalid = invalid ?? (error == nil ? [] : ["email", "password"])
+        return page("Sign in", """
             \(PageLayout.notice(error))\(PageLayout.notice(info, kind: "info"))
             <form method="post" action="/sign-in">
             \(hidden("csrf_token", reader.token(for: web)))\(returnTo.map { hidden("return_to", $0) } ?? "")
-            <label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username webauthn" required value="\(email)">
-            <label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>
+            <label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username webauthn" required value="\(email)"\(PageLayout.invalid("email", in: invalid))>
+            <label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required\(PageLayout.invalid("password", in: invalid))>
             <button type="submit">Sign in</button>
             </form>
             \(PasskeyScreens.signInButton(csrf: reader.token(for: web), returnTo: returnTo))

@@ -13,7 +13,7 @@ extension AccountPages {
             do {
                 try await links.requestPasswordReset(email: email, context: request.clientContext)
             } catch let error as AccountError {
-                return withRetryAfter(forgotPage(web: web, email: email, error: error.message, status: context.status(for: error)), error)
+                return withRetryAfter(forgotPage(web: web, email: email, error: error.message, status: context.status(for: error), invalid: error.fields), error)
             }
             // The same answer whether or not the address has an account.
             return context.page("Check your email", """
@@ -39,7 +39,7 @@ extension AccountPages {
                     <p><a href="/sign-in">Sign in with the new password</a></p>
                     """, web: web)
             } catch let error as AccountError {
-                return withRetryAfter(resetPage(web: web, token: token, error: error.message, status: context.status(for: error)), error)
+                return withRetryAfter(resetPage(web: web, token: token, error: error.message, status: context.status(for: error), invalid: error.fields), error)
             }
         }
         // The link only shows a page: mail scanners open links (without cookies) and must prove nothing.
@@ -87,20 +87,20 @@ extension AccountPages {
         return response
     }
 
-    func forgotPage(web: WebSession, email: String, error: String?, status: HTTPStatus = .ok) -> Response {
+    func forgotPage(web: WebSession, email: String, error: String?, status: HTTPStatus = .ok, invalid: Set<String> = []) -> Response {
         context.page("Reset your password", """
             \(PageLayout.notice(error))
             <form method="post" action="/password/forgot">\(context.hidden("csrf_token", reader.token(for: web)))
-            <label for="email">Email</label><input id="email" name="email" type="email" autocomplete="email" required value="\(email)">
+            <label for="email">Email</label><input id="email" name="email" type="email" autocomplete="email" required value="\(email)"\(PageLayout.invalid("email", in: invalid))>
             <button type="submit">Send reset link</button></form>
             """, web: web, status: status)
     }
 
-    func resetPage(web: WebSession, token: String, error: String?, info: String? = nil, status: HTTPStatus = .ok) -> Response {
+    func resetPage(web: WebSession, token: String, error: String?, info: String? = nil, status: HTTPStatus = .ok, invalid: Set<String> = []) -> Response {
         context.page("Choose a new password", """
             \(PageLayout.notice(error))\(PageLayout.notice(info, kind: "info"))
             <form method="post" action="/password/reset/\(PercentDecoding.encode(token))">\(context.hidden("csrf_token", reader.token(for: web)))
-            <label for="new_password">New password</label><input id="new_password" name="new_password" type="password" autocomplete="new-password" minlength="10" required>
+            <label for="new_password">New password</label><input id="new_password" name="new_password" type="password" autocomplete="new-password" minlength="10" required\(PageLayout.invalid("new_password", in: invalid))>
             <button type="submit">Set password</button></form>
             """, web: web, status: status)
     }

@@ -32,7 +32,7 @@ extension AccountPages {
                 return response
             } catch let error as AccountError {
                 return withRetryAfter(context.signInPage(web: web, email: email, returnTo: returnTo, error: error.message,
-                                                 status: context.status(for: error)), error)
+                                                 status: context.status(for: error), invalid: error.fields), error)
             }
         }
         router.post("/sign-out") { request async throws in

@@ -23,7 +23,7 @@ extension AccountPages {
                 return .redirect(to: "/sign-up/check-email")
             } catch let error as AccountError {
                 return withRetryAfter(signUpPage(web: web, email: email, name: name, error: error.message,
-                                                 status: context.status(for: error)), error)
+                                                 status: context.status(for: error), invalid: error.fields), error)
             }
         }
     }
@@ -36,15 +36,16 @@ extension AccountPages {
             """, web: web)
     }
 
-    func signUpPage(web: WebSession, email: String, name: String, error: String?, status: HTTPStatus = .ok) -> Response {
+    func signUpPage(web: WebSession, email: String, name: String, error: String?, status: HTTPStatus = .ok,
+                    invalid: Set<String> = []) -> Response {
         context.page("Create an account", """
             \(PageLayout.notice(error))
             <form method="post" action="/sign-up">
             \(context.hidden("csrf_token", reader.token(for: web)))
-            <label for="email">Email</label><input id="email" name="email" type="email" autocomplete="email" required value="\(email)">
+            <label for="email">Email</label><input id="email" name="email" type="email" autocomplete="email" required value="\(email)"\(PageLayout.invalid("email", in: invalid))>
             <label for="name">Name <span class="muted">(optional)</span></label><input id="name" name="name" type="text" autocomplete="name" value="\(name)">
-            <label for="password">Password</label><input id="password" name="password" type="password" autocomplete="new-password" minlength="10" required>
-            <p class="muted">At least 10 characters.</p>
+            <label for="password">Password</label><input id="password" name="password" type="password" autocomplete="new-password" minlength="10" required\(invalid.contains("password") ? #" aria-invalid="true" aria-describedby="form-error password-hint""# : #" aria-describedby="password-hint""# as HTML)>
+            <p class="muted" id="password-hint">At least 10 characters.</p>
             <button type="submit">Create account</button>
             </form>
             <p>Already have an account? <a href="/sign-in">Sign in</a>.</p>

@@ -60,7 +60,8 @@ public struct GatehouseApp: Sendable {
                                         events: events, audit: audit, clients: clients,
                                         externalIDTokens: NativeIDTokenResolvers(apple: nativeApple, google: nativeGoogle))
         let outboundAttempts = metrics.outboundDeliveries
-        let layout = PageLayout(demo: configuration.demo)
+        let branding = configuration.branding ?? .standard(for: configuration.publicURL)
+        let layout = PageLayout(demo: configuration.demo, branding: branding)
         providers = providerWiring.registry
         providerRevocations = providerWiring.revocations
         // Admin unlinks and deletions queue Apple's token revocation like the account page does.
@@ -84,7 +85,7 @@ public struct GatehouseApp: Sendable {
         var metricsRouter = Router()
         operations.registerMetricsListener(into: &metricsRouter)
         metricsPipeline = RequestPipeline(router: metricsRouter, middleware: [MetricsMiddleware(metrics.http)])
-        AssetRoutes.register(into: &router)
+        AssetRoutes.register(into: &router, branding: branding)
         // One context for every page route: the layout, the session reader and the shared screens' services.
         let pages = PageContext(layout: layout, reader: services.webSessions, database: database, audit: services.audit,
                                 clock: services.clock, sessions: services.sessions, clients: services.tokens.registry,
@@ -136,7 +137,8 @@ public struct GatehouseApp: Sendable {
         if configuration.accessLog {
             middleware.append(AccessLogMiddleware(sink: accessLogSink ?? AccessLogMiddleware.standardOutput))
         }
-        middleware.append(SecurityHeadersMiddleware(https: configuration.isHTTPS, includeSubdomains: configuration.hstsCoversSubdomains))
+        middleware.append(SecurityHeadersMiddleware(https: configuration.isHTTPS, includeSubdomains: configuration.hstsCoversSubdomains,
+                                                    contentSecurityPolicy: BrandAssetRoutes.contentSecurityPolicy(for: branding)))
         // Last in, first out: handlers see Gatehouse's own paths; what leaves gets the public prefix (one origin).
         middleware.append(BasePathMiddleware(configuration.basePath))
         let errors = PageErrorRenderer(layout: layout)

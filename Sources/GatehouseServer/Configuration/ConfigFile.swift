@@ -24,7 +24,8 @@ struct ConfigFile {
     let path: String
 
     static let knownSections: Set<String> = ["http", "access_log", "providers", "clients", "sessions", "maintenance", "keys",
-                                             "passwords", "rate_limits", "mail", "oauth", "native", "users", "webhooks", "passkeys", "metrics"]
+                                             "passwords", "rate_limits", "mail", "oauth", "native", "users", "webhooks", "passkeys", "metrics",
+                                             "branding"]
 
     static func read(path: String) throws(ConfigurationError) -> ConfigFile {
         guard let data = FileManager.default.contents(atPath: path) else {
@@ -168,6 +169,12 @@ struct ConfigFile {
         }
         if let metrics = try section("metrics", known: MetricsConfigParser.knownKeys) {
             try MetricsConfigParser.apply(metrics, environment: environment, to: &configuration.metrics)
+        }
+        if let value = root["branding"] {
+            guard let object = value as? [String: Any] else { throw ConfigurationError(key: "branding", problem: "must be an object") }
+            var branding = configuration.branding ?? .standard(for: configuration.publicURL)
+            try BrandingConfigParser.parse(object, into: &branding, baseDirectory: (path as NSString).deletingLastPathComponent)
+            configuration.branding = branding
         }
         if let limits = try section("rate_limits", known: RateLimitsConfigParser.knownKeys) {
             try RateLimitsConfigParser.apply(limits, to: &configuration.rateLimits)

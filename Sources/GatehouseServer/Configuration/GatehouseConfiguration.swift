@@ -51,6 +51,8 @@ public struct GatehouseConfiguration: Sendable {
     public var logLevel = ServerLog.Level.info
     /// Where `/metrics` is served (the `metrics` section); by default nowhere.
     public var metrics = MetricsSettings()
+    /// The product's name, logo, colours and links (the `branding` section); nil: the public URL's host.
+    public var branding: Branding?
     /// Background purge of expired rows (config section `maintenance`).
     public var maintenance = MaintenanceService.Settings()
     /// How often each process re-reads the signing keys (config `keys.refresh_interval_seconds`),

@@ -285,7 +285,7 @@ struct AuthorizeRoutes: Sendable {
             let scopes = request.scope.values.map { scope -> HTML in "<li>\(Self.describe(scope: scope))</li>" }.joined()
             title = "Allow \(request.client.name)?"
             body = """
-                <p><strong>\(request.client.name)</strong> wants to use your Gatehouse account (\(email)) to:</p>
+                <p><strong>\(request.client.name)</strong> wants to use your \(layout.branding.productName) account (\(email)) to:</p>
                 <ul id="scopes">\(scopes)</ul>
                 <p class="muted">It will be sent back to \(request.redirectURI). You can withdraw access at any time from your account page.</p>
                 \(form)

@@ -62,7 +62,7 @@ struct LogoutRoutes: Sendable {
         let hidden = parameters.pairs.filter { ["id_token_hint", "post_logout_redirect_uri", "state", "client_id"].contains($0.key) }
             .map { PageLayout.hidden($0.key, $0.value) }.joined()
         var response = Response.html(layout.render(title: "Sign out?", body: """
-            <p>An application asked to sign you out of Gatehouse (\(web.user?.email ?? "")).</p>
+            <p>An application asked to sign you out of \(layout.branding.productName) (\(web.user?.email ?? "")).</p>
             <form method="post" action="/oauth/logout"><input type="hidden" name="csrf_token" value="\(reader.token(for: web))">\(hidden)
             <input type="hidden" name="confirm" value="yes"><button type="submit">Sign out</button></form>
             <p><a href="/account">Stay signed in</a></p>

@@ -4,6 +4,8 @@ import GatehouseHTTP
 /// values: whatever `String` they interpolate is escaped, so no page can forget to.
 struct PageLayout: Sendable {
     let demo: Bool
+    /// The product's name, logo, palette and links: the page says whose sign-in it is.
+    var branding = Branding(productName: "Sign in")
 
     func render(title: String, body: HTML, signedIn: Bool = false, csrf: String? = nil) -> HTML {
         let banner: HTML = demo
@@ -22,18 +24,35 @@ struct PageLayout: Sendable {
         return """
             <!doctype html>
             <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-            <title>\(title) · Gatehouse</title><link rel="stylesheet" href="/assets/gatehouse.css"><meta name="gatehouse-page" content="1">
+            <title>\(title) · \(branding.productName)</title><link rel="stylesheet" href="/assets/gatehouse.css">\(extraStylesheet)<meta name="gatehouse-page" content="1">
             <script src="/assets/gatehouse-turbo.js"></script><script src="/assets/gatehouse-bridge.js"></script></head>
-            <body>\(banner)<header><a class="brand" href="/">Gatehouse</a>\(nav)</header>
+            <body>\(banner)<header>\(brandMark)\(nav)</header>
             <main><h1>\(title)</h1>
             \(body)
-            </main></body></html>
+            </main>\(footer)</body></html>
             """
+    }
+
+    /// The header's home link: the logo (its alternative text is the product's name) or the name.
+    var brandMark: HTML {
+        guard let source = branding.logoSource else { return #"<a class="brand" href="/">\#(branding.productName)</a>"# }
+        return #"<a class="brand" href="/"><img src="\#(source)" alt="\#(branding.productName)"></a>"#
+    }
+
+    private var extraStylesheet: HTML {
+        branding.extraCSS == nil ? .empty : #"<link rel="stylesheet" href="/assets/brand.css">"#
+    }
+
+    private var footer: HTML {
+        guard !branding.supportLinks.isEmpty else { return .empty }
+        let items = branding.supportLinks.map { link -> HTML in #"<li><a href="\#(link.url)">\#(link.label)</a></li>"# }
+        return "<footer><ul>\(items)</ul></footer>"
     }
 
     static func notice(_ message: String?, kind: String = "error") -> HTML {
         guard let message, !message.isEmpty else { return .empty }
-        return #"<p class="notice \#(kind)" role="\#(kind == "error" ? "alert" : "status")">\#(message)</p>"#
+        let id: HTML = kind == "error" ? #" id="\#(errorID)""# : .empty
+        return #"<p class="notice \#(kind)"\#(id) role="\#(kind == "error" ? "alert" : "status")">\#(message)</p>"#
     }
 
     /// A hidden form field.

@@ -18,7 +18,7 @@ struct PageErrorRenderer {
         }
         var response = Response.html(layout.render(title: error.status.reasonPhrase, body: """
             \(PageLayout.notice(error.publicMessage))
-            <p><a href="/">Back to Gatehouse</a></p><p class="muted">Request \(request.requestID)</p>
+            <p><a href="/">Back to \(layout.branding.productName)</a></p><p class="muted">Request \(request.requestID)</p>
             """), status: error.status)
         for (name, value) in error.headers { response.headers.set(name, value) }
         response.noStore()

@@ -8,7 +8,7 @@ extension ExternalSignInRefusal {
         let address = email ?? "this address"
         return switch self {
         case .sessionChanged: "Your session changed while linking \(label). Sign in and try again."
-        case .linkedElsewhere: "That \(label) account is already linked to another Gatehouse account."
+        case .linkedElsewhere: "That \(label) account is already linked to another account here."
         case .accountUnconfirmed(let own):
             "Confirm your email address before adding a sign-in method: open the link we sent to \(own)."
         case .disabled: "This account is disabled."

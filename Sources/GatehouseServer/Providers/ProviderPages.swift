@@ -22,7 +22,7 @@ struct ProviderPages: Sendable {
             """
             <form method="post" action="/auth/\(button.id)" class="provider"><input type="hidden" name="csrf_token" value="\(csrf)">\
             \(returnTo.map { PageLayout.hidden("return_to", $0) } ?? .empty)\
-            <button type="submit" class="secondary">Sign in with \(button.label)</button></form>
+            <button type="submit" class="provider-button provider-\(button.id)">Sign in with \(button.label)</button></form>
             """
         }
         return #"<div id="providers"><p class="muted">or</p>"# + forms.joined(separator: "\n") + "</div>"

@@ -12,12 +12,13 @@ struct AccountPages: Sendable {
     let accounts: AccountService
     let links: EmailLinks
     let tokens: TokenService
+    /// The "revoke" of an application on the account page.
+    let applications: ApplicationAccessRevocation
     /// How recent a sign-in must be to delete the account without re-entering the password.
     let recentSignInWindow: TimeInterval = 5 * 60
 
     var reader: WebSessionReader { context.reader }
     var sessions: SessionService { context.sessions }
-    var database: any GatehouseDatabase { context.database }
     var audit: AuditTrail { context.audit }
     var clock: IdentityClock { context.clock }
     var providers: ProviderPages { context.providers }

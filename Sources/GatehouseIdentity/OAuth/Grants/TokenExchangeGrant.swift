@@ -43,7 +43,7 @@ struct TokenExchangeGrant: Sendable {
 
     func exchange(_ request: TokenRequest) async throws -> TokenResponse {
         guard let resolver else { throw OAuthError(.unsupportedGrantType, "Token exchange is not enabled on this server.") }
-        // Client policy first (issue 14, item 7): only clients registered for this grant, like every other grant.
+        // Client policy first: only clients registered for this grant, like every other grant.
         try request.requireGrant(Self.grantType)
         let subjectToken = try request.required("subject_token")
         guard try request.required("subject_token_type") == Self.idTokenType else {
@@ -78,7 +78,7 @@ extension TokenIssuer {
     /// token comes along under the same rule as every other grant.
     ///
     /// There is no page to ask on, so a third-party client gets tokens only within a consent the user
-    /// gave it before (through `/oauth/authorize`); otherwise `access_denied` (issue 14, item 7).
+    /// gave it before (through `/oauth/authorize`); otherwise `access_denied`.
     public func issueForExternalSignIn(client: OAuthClient, user: User, scope: Scope?, method: String) async throws -> TokenResponse {
         let scope = scope ?? TokenExchangeGrant.defaultScope
         if !client.firstParty {

@@ -104,3 +104,14 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// The Hotwire Native bridge component (Integrations/HotwireNative), for iOS apps that add this package by URL or path
+// (docs/integrations/swift-package.md). Apple platforms only: hotwire-native-ios needs UIKit and WebKit, so on Linux,
+// where the server builds, neither the dependency nor the target exists and nothing is fetched.
+#if canImport(Darwin)
+package.dependencies.append(.package(url: "https://github.com/hotwired/hotwire-native-ios", from: "1.2.0"))
+package.products.append(.library(name: "GatehouseHotwireNative", targets: ["GatehouseHotwireNative"]))
+package.targets.append(.target(name: "GatehouseHotwireNative", dependencies: [
+    "GatehouseClient", "GatehouseClientApple", .product(name: "HotwireNative", package: "hotwire-native-ios"),
+], path: "Integrations/HotwireNative/Sources/GatehouseHotwireNative"))
+#endif

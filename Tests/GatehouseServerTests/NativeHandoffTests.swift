@@ -321,7 +321,7 @@ import Testing
             #expect(document["settings"] is [String: Any])
             let rules = try #require(document["rules"] as? [[String: Any]])
             #expect(rules.allSatisfy { ($0["patterns"] as? [String])?.isEmpty == false && $0["properties"] is [String: Any] })
-            let signIn = rules.first { ($0["patterns"] as? [String])?.contains("/sign-in$") == true }
+            let signIn = rules.first { ($0["patterns"] as? [String])?.contains(#"^/sign-in(\?|$)"#) == true }
             #expect((signIn?["properties"] as? [String: Any])?["context"] as? String == "modal")
         }
         let bridge = try await gatehouse.browser().get("/assets/gatehouse-bridge.js")

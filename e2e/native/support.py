@@ -14,6 +14,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "hotwire"))
 sys.path.insert(0, os.path.join(HERE, ".."))
 
 from emulator import Browser, HotwireApp, SignInWithOAuthComponent  # noqa: E402,F401
+from sign_in_error import SignInError, validate_native_providers  # noqa: E402
 
 # Anything here means the journey broke one of Hotwire Native's rules (e2e/hotwire/README.md).
 BROKEN = ("visit_failed", "error_screen", "page_load_failed", "visit_stalled", "bridge_violation", "bridge_message_dropped",
@@ -67,23 +68,43 @@ def play_provider(email, confirm="continue", provider_action="allow"):
 
 
 class NativeSDKComponent(SignInWithOAuthComponent):
-    """The component of an app that signs in with Apple's or Google's own SDK (flow F3 and native Google): for those
-    providers no system browser opens. The SDK's answer (played by the provider simulator's native endpoints) is
-    posted to Gatehouse's `/native/apple` or `/native/google` with `response=session`, the `Set-Cookie` goes into the
-    web view's cookie store (WKHTTPCookieStore), and the web view is routed to the message's `continuePath` — the
-    product's pending authorize, which ends in the product's session. Other providers use the system browser."""
+    """The component of an app that signs in with Apple's or Google's own SDK (flow F3 and native Google), as the
+    Swift package's component does it (Integrations/HotwireNative): for those providers no system browser opens.
+    The SDK's answer (played by the provider simulator's native endpoints) is posted to Gatehouse's `/native/apple`
+    or `/native/google` with `response=session`, the `Set-Cookie` goes into the web view's cookie store
+    (WKHTTPCookieStore), and the web view is routed to the message's `continuePath` — the product's pending
+    authorize, which ends in the product's session. Other providers use the system browser.
+
+    `google_provider=False` is an app that lists Google without giving the component its Google SDK bridge;
+    `sdk_cancels` are the providers whose sheet the user closes. Every failure goes to the app (`app_errors`, the
+    Swift `onError`, recorded as `app_error`) and to the page (the bridge reply), typed as `GatehouseSignInError`."""
 
     def __init__(self, gatehouse_base, email, native=("apple", "google"), bundle_id="com.example.gatehouse.demo.app",
-                 google_client_id="gatehouse-demo-app.apps.googleusercontent.com", app_id="demo-native", **options):
+                 google_client_id="gatehouse-demo-app.apps.googleusercontent.com", app_id="demo-native",
+                 google_provider=True, sdk_cancels=(), **options):
         super().__init__(**options)
         self.gatehouse_base, self.email, self.native = gatehouse_base, email, native
         self.bundle_id, self.google_client_id, self.app_id = bundle_id, google_client_id, app_id
+        self.google_provider, self.sdk_cancels = google_provider, set(sdk_cancels)
         self.answers = []
+        self.app_errors = []
 
     def on_receive(self, message, context):
-        if message["event"] != "click" or message["data"].get("provider") not in self.native:
+        if message["event"] != "click":
+            return super().on_receive(message, context)
+        # NativeProviders: a listed provider the app cannot use is an error, never the system browser instead.
+        refusal = validate_native_providers(set(self.native), self.google_provider)
+        if refusal:
+            return self._fail(refusal, message, context)
+        if message["data"].get("provider") not in self.native:
             return super().on_receive(message, context)
         threading.Thread(target=self._native_sign_in, args=(message, context), daemon=True).start()
+
+    def _fail(self, error, message, context):
+        self.app_errors.append(error)
+        context.app.events.record("app_error", case=error.kind, code=error.code, message=error.message)
+        context.app.call_soon(context.reply, {"id": message["id"], "component": self.name, "event": "click",
+                                              "data": error.reply_data()})
 
     def _native_sign_in(self, message, context):
         import hashlib
@@ -92,6 +113,8 @@ class NativeSDKComponent(SignInWithOAuthComponent):
 
         import requests
         app, data = context.app, message["data"]
+        if data["provider"] in self.sdk_cancels:   # ASAuthorizationError.canceled / Google's sheet closed
+            return self._fail(SignInError.cancelled(), message, context)
         raw_nonce = secrets.token_urlsafe(24)
         nonce = hashlib.sha256(raw_nonce.encode()).hexdigest()
         simulator = self.gatehouse_base + "/_sim"
@@ -108,9 +131,9 @@ class NativeSDKComponent(SignInWithOAuthComponent):
         self.answers.append(answer)
         app.events.record("native_sdk_sign_in", provider=data["provider"], status=answer.status_code)
         if answer.status_code != 200:
-            app.call_soon(context.reply, {"id": message["id"], "component": self.name, "event": "click",
-                                          "data": answer.json()})
-            return
+            refusal = answer.json()
+            return self._fail(SignInError.from_code(refusal.get("error", "invalid_callback"), refusal.get("error_description")),
+                              message, context)
         host = urllib.parse.urlsplit(self.gatehouse_base).hostname
         cookies = [{"name": c.name, "value": c.value, "domain": host, "path": c.path or "/", "httpOnly": True, "sameSite": "Lax"}
                    for c in answer.cookies]

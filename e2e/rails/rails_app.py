@@ -22,6 +22,7 @@ Interface kept stable for other suites (native hand-off, Hotwire Native emulator
 import json
 import os
 import pathlib
+import re
 import shutil
 import subprocess
 import sys
@@ -35,6 +36,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
 from conftest import BINARY, ROOT, GatehouseProcess, free_port  # noqa: E402
 
 RAILS_ROOT = ROOT / "examples" / "rails"
+GEM_ROOT = ROOT / "Integrations" / "Rails"
 CLIENT_ID = "example-rails"
 CLIENT_SECRET = "example-rails-secret-0123456789abcdef"
 PREFIX = "/auth"  # where Gatehouse lives in the one-origin shape
@@ -55,14 +57,62 @@ def wait_for(url, timeout, process=None, log=None, context=None):
     raise RuntimeError(f"{url} did not answer within {timeout}s\n" + "".join((log or [])[-40:]))
 
 
+_installed_gem_home = None
+
+
+def gem_build(output_dir):
+    """`gem build` of Integrations/Rails into `output_dir`; returns the .gem file's path."""
+    output = pathlib.Path(output_dir) / "gatehouse-rails.gem"
+    subprocess.run(["gem", "build", "gatehouse-rails.gemspec", "--output", str(output)], cwd=GEM_ROOT, check=True,
+                   capture_output=True, text=True)
+    return output
+
+
+def installed_gem_home():
+    """A GEM_HOME holding gatehouse-rails, built and installed once per test process the way the guide's Debian route
+    does it (`gem install --local`: its dependencies must resolve to Debian's packages, nothing is downloaded)."""
+    global _installed_gem_home
+    if _installed_gem_home is None:
+        directory = pathlib.Path(tempfile.mkdtemp(prefix="gatehouse-gem-"))
+        gem = gem_build(directory)
+        home = directory / "gems"
+        subprocess.run(["gem", "install", "--local", "--no-document", str(gem)], env={**os.environ, "GEM_HOME": str(home)},
+                       cwd=directory, check=True, capture_output=True, text=True)
+        _installed_gem_home = str(home)
+    return _installed_gem_home
+
+
+DEPLOY_ONE_ORIGIN = ROOT / "deploy" / "nginx-one-origin.conf"
+
+
+def one_origin_server(port, gatehouse_port, rails_port, tls=None):
+    """deploy/nginx-one-origin.conf as shipped, changed only where a test must: the upstreams' ports, the listen
+    address (a loopback port, TLS only when asked) and the certificate; the port-80 redirect server is left out.
+    Its proxy headers and locations (Gatehouse under /auth, the association files) are the ones under test."""
+    text = DEPLOY_ONE_ORIGIN.read_text()
+    text = text.replace("server 127.0.0.1:8081;", f"server 127.0.0.1:{gatehouse_port};")
+    text = text.replace("server 127.0.0.1:3000;", f"server 127.0.0.1:{rails_port};")
+    text = re.sub(r"server \{\n    listen 80;.*?\n\}\n", "", text, flags=re.S)
+    listen = re.compile(r"    listen 443 ssl http2;.*\n    listen \[::\]:443 ssl http2;\n")
+    assert listen.search(text), "deploy/nginx-one-origin.conf: the listen lines changed"
+    text = listen.sub(f"    listen 127.0.0.1:{port}{' ssl' if tls else ''};\n", text)
+    if tls:
+        text = re.sub(r"ssl_certificate     \S+;", f"ssl_certificate     {tls[0]};", text)
+        text = re.sub(r"ssl_certificate_key \S+;", f"ssl_certificate_key {tls[1]};", text)
+    else:
+        text = re.sub(r"    ssl_\w+ .*\n", "", text)
+    return text
+
+
 class Nginx:
-    """A private nginx on a loopback port: `/auth/` to Gatehouse (path kept), everything else to Rails."""
+    """A private nginx on a loopback port running deploy/nginx-one-origin.conf: `/auth/` to Gatehouse (path kept),
+    the association files to Gatehouse, everything else to Rails."""
 
     def __init__(self, port, gatehouse_port, rails_port, tls=None):
         self.dir = pathlib.Path(tempfile.mkdtemp(prefix="gatehouse-nginx-"))
         (self.dir / "logs").mkdir()
-        listen = f"127.0.0.1:{port}" + (f" ssl;\n        ssl_certificate {tls[0]};\n        ssl_certificate_key {tls[1]}" if tls else "")
         conf = self.dir / "nginx.conf"
+        server = one_origin_server(port, gatehouse_port, rails_port, tls)
         conf.write_text(f"""
 daemon off;
 worker_processes 1;
@@ -76,17 +126,7 @@ http {{
     fastcgi_temp_path {self.dir}/fastcgi;
     uwsgi_temp_path {self.dir}/uwsgi;
     scgi_temp_path {self.dir}/scgi;
-    proxy_http_version 1.1;
-    proxy_set_header Connection "";
-    proxy_set_header Host $http_host;
-    proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
-    proxy_set_header X-Forwarded-Proto $scheme;
-    server {{
-        listen {listen};
-        location = {PREFIX} {{ return 301 {PREFIX}/; }}
-        location {PREFIX}/ {{ proxy_pass http://127.0.0.1:{gatehouse_port}; }}
-        location / {{ proxy_pass http://127.0.0.1:{rails_port}; }}
-    }}
+{server}
 }}
 """)
         self.process = subprocess.Popen(["nginx", "-p", str(self.dir), "-c", str(conf)],
@@ -157,7 +197,7 @@ class RailsStack:
             "GATEHOUSE_CLIENT_SECRET": client_secret or CLIENT_SECRET,
             "APP_URL": self.app_url, "PORT": str(rails_port), "BIND": rails_host,
             "DATABASE_PATH": os.path.join(self.rails_dir, "example.sqlite3"),
-            "SECRET_KEY_BASE": os.urandom(32).hex(), "PYTHON": sys.executable,
+            "SECRET_KEY_BASE": os.urandom(32).hex(), "PYTHON": sys.executable, "GEM_HOME": installed_gem_home(),
             **({"GATEHOUSE_CA_FILE": self.tls[0]} if self.tls else {}),
             **(rails_env or {}),
         })

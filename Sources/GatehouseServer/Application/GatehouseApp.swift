@@ -99,7 +99,7 @@ public struct GatehouseApp: Sendable {
                      reader: pages.reader, layout: pages.layout, audit: services.audit,
                      completion: HandoffCompletion(handoffs: services.handoffs, users: database.users, sessions: services.sessions,
                                                    audit: services.audit),
-                     pathConfiguration: PathConfiguration(rules: configuration.nativePathRules),
+                     pathConfiguration: PathConfiguration(rules: configuration.nativePathRules, publicURL: configuration.publicURL),
                      associations: AppSiteAssociations(apps: configuration.clients.compactMap { NativeApp(registration: $0.registration) }),
                      enabledProviders: providerWiring.registry.providers.map(\.id),
                      publicOrigin: NativeSignInHTTP.origin(of: configuration.publicURL), clock: services.clock,

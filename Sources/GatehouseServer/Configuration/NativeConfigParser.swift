@@ -14,6 +14,11 @@ enum NativeConfigParser {
         "bundle_ids": .identifiers,      // iOS bundle ids: audiences of native Sign in with Apple
         "package_names": .identifiers,   // Android application ids
         "apple_audiences": .strings,     // extra Apple identity-token audiences
+        // The rest of what NativeApp reads (docs/integrations/hotwire-native.md, "Registering the app").
+        "callback_urls": .strings,       // claimed https callbacks (NativeApp keeps only absolute https URLs)
+        "google_client_ids": .strings,   // aud/azp of native Google ID tokens
+        "apple_app_ids": .strings,       // TEAMID.bundle.id for apple-app-site-association
+        "android_cert_fingerprints": .strings, // SHA-256 signing-certificate fingerprints for assetlinks.json
     ]
 
     /// Validates `value` (the client's `native`) and returns it as the client's metadata JSON.

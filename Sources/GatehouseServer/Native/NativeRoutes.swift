@@ -54,6 +54,12 @@ struct NativeRoutes: Sendable {
                 response.headers.set("Cache-Control", "public, max-age=300")
                 return response
             }
+            let mergeable = pathConfiguration.mergeableRules(platform: platform)
+            router.get("/configurations/\(platform)_v1_rules.json") { _ in
+                var response = Response.json(bytes: mergeable)
+                response.headers.set("Cache-Control", "public, max-age=300")
+                return response
+            }
         }
         associations.register(into: &router)
         for (path, source) in [("/assets/gatehouse-bridge.js", BridgeScripts.bridge),

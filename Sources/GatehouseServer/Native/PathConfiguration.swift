@@ -4,7 +4,8 @@ import GatehouseHTTP
 /// Hotwire Native path configuration (`/configurations/ios_v1.json`, `android_v1.json`): Gatehouse's own
 /// sign-in pages open modally; rules from the `native.path_rules` config come first. Both libraries
 /// reject a whole file whose `patterns` is not an array of strings or whose `properties` is not an object,
-/// so rules are validated when the configuration is read.
+/// so rules are validated when the configuration is read. `/configurations/{ios,android}_v1_rules.json` hold
+/// only Gatehouse's rules, for the product to append to its own file (an app loads one file; sources never merge).
 struct PathConfiguration: Sendable {
     struct Rule: Sendable {
         let patterns: [String]
@@ -12,19 +13,50 @@ struct PathConfiguration: Sendable {
     }
 
     let rules: [Rule]
+    /// Gatehouse's path on its public URL: "" on its own host, "/auth" on one origin.
+    let prefix: String
 
-    static let gatehouseRules: [Rule] = [
-        Rule(patterns: ["/sign-in$", "/sign-up$", "/password/.*", "/oauth/authorize.*"],
-             properties: ["context": "modal", "pull_to_refresh_enabled": "false"]),
-        // The hand-off lands where the app is (default context), replacing the sign-in screen.
-        Rule(patterns: ["/native/redeem"], properties: ["context": "default", "presentation": "replace",
-                                                        "pull_to_refresh_enabled": "false"]),
-        Rule(patterns: ["/account$"], properties: ["context": "default", "pull_to_refresh_enabled": "true"]),
-    ]
+    init(rules: [Rule], publicURL: URL? = nil) {
+        self.rules = rules
+        var path = publicURL?.path ?? ""
+        while path.hasSuffix("/") { path.removeLast() }
+        self.prefix = path
+    }
 
+    /// Hotwire Native matches each pattern (NSRegularExpression, unanchored) against "path?query" — its
+    /// `matchQueryStrings` is on by default — so every pattern ends at `?` or the end, and starts at Gatehouse's
+    /// prefix so that the product's own paths (its `/sign-in`, `/account`) are never touched.
+    var gatehouseRules: [Rule] {
+        let start = "^" + NSRegularExpression.escapedPattern(for: prefix)
+        return [
+            Rule(patterns: [start + "/sign-in(\\?|$)", start + "/sign-up(\\?|$)", start + "/password/"],
+                 properties: ["context": "modal", "pull_to_refresh_enabled": "false"]),
+            // A pending authorize the component continues after native Apple or Google ends on the product's page: it
+            // replaces the sign-in screen in the default context, never a modal over a stale page.
+            Rule(patterns: [start + "/oauth/authorize(\\?|$)"],
+                 properties: ["context": "default", "presentation": "replace", "pull_to_refresh_enabled": "false"]),
+            // The hand-off lands where the app is (default context), replacing the sign-in screen.
+            Rule(patterns: [start + "/native/redeem(\\?|$)"],
+                 properties: ["context": "default", "presentation": "replace", "pull_to_refresh_enabled": "false"]),
+            Rule(patterns: [start + "/account(\\?|$)"], properties: ["context": "default", "pull_to_refresh_enabled": "true"]),
+        ]
+    }
+
+    /// The whole file for an app that loads Gatehouse's: a default rule, then the configured and Gatehouse's rules.
     func document(platform: String) -> [UInt8] {
-        var rules: [[String: Any]] = [["patterns": [".*"], "properties": ["context": "default", "pull_to_refresh_enabled": true]]]
-        for rule in Self.gatehouseRules + self.rules {
+        let everything = Rule(patterns: [".*"], properties: ["context": "default", "pull_to_refresh_enabled": "true"])
+        return Self.encode([everything] + gatehouseRules + rules, platform: platform, settings: true)
+    }
+
+    /// Only Gatehouse's rules (`{"rules": […]}`), to append after the product's own rules: no catch-all, so
+    /// merging it changes nothing outside Gatehouse's paths.
+    func mergeableRules(platform: String) -> [UInt8] {
+        Self.encode(gatehouseRules + rules, platform: platform, settings: false)
+    }
+
+    private static func encode(_ list: [Rule], platform: String, settings: Bool) -> [UInt8] {
+        var rules: [[String: Any]] = []
+        for rule in list {
             var properties: [String: Any] = [:]
             for (key, value) in rule.properties {
                 switch value {
@@ -36,7 +68,8 @@ struct PathConfiguration: Sendable {
             if platform == "android", properties["uri"] == nil { properties["uri"] = "hotwire://fragment/web" }
             rules.append(["patterns": rule.patterns, "properties": properties])
         }
-        let document: [String: Any] = ["settings": [String: Any](), "rules": rules]
+        var document: [String: Any] = ["rules": rules]
+        if settings { document["settings"] = [String: Any]() }
         return Array((try? JSONSerialization.data(withJSONObject: document, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8))
     }
 

@@ -3,9 +3,8 @@ require "rails"
 require "active_record/railtie"
 require "action_controller/railtie"
 require "action_view/railtie"
-require "omniauth"
 require "omniauth/rails_csrf_protection"
-require "omniauth_openid_connect"
+require "gatehouse-rails" # Integrations/Rails: `gem install --local` it first (docs/integrations/rails.md)
 
 module Example
   # A small product app shaped like the Rails 8 authentication generator's output: its own users and sessions.

@@ -1,3 +1,5 @@
+// Apple platforms only (UIKit, WebKit, hotwire-native-ios); on Linux the package builds without this target.
+#if canImport(UIKit) && canImport(HotwireNative)
 import AuthenticationServices
 import Foundation
 import GatehouseClient
@@ -18,14 +20,24 @@ public struct GatehouseHotwireConfiguration: Sendable {
     /// A claimed https callback registered for the app (`callback_urls`) and listed in
     /// apple-app-site-association (webcredentials): used on iOS 17.4+, where no "Continue to …?" page is needed.
     public var httpsCallback: URL?
-    /// Providers the app signs in to with the platform SDK instead of the system browser (`["apple"]`: F3).
+    /// Providers the app signs in to with the platform SDK instead of the system browser: `"apple"` (F3, Apple's
+    /// sheet) and `"google"` (needs `googleProvider`). A listed provider that cannot be used is an error the app
+    /// sees (`GatehouseSignInError.nativeProviderUnavailable`), never a silent fallback to the system browser.
     public var nativeProviders: Set<String>
+    /// The app's bridge to Google's SDK, for `"google"` in `nativeProviders`.
+    public var googleProvider: (any GoogleIDTokenProvider)?
     public var prefersEphemeralWebBrowserSession: Bool
 
     public init(gatehouseURL: URL, appID: String, callbackScheme: String, httpsCallback: URL? = nil, nativeProviders: Set<String> = [],
-                prefersEphemeralWebBrowserSession: Bool = false) {
+                googleProvider: (any GoogleIDTokenProvider)? = nil, prefersEphemeralWebBrowserSession: Bool = false) {
         self.gatehouseURL = gatehouseURL; self.appID = appID; self.callbackScheme = callbackScheme; self.httpsCallback = httpsCallback
-        self.nativeProviders = nativeProviders; self.prefersEphemeralWebBrowserSession = prefersEphemeralWebBrowserSession
+        self.nativeProviders = nativeProviders; self.googleProvider = googleProvider
+        self.prefersEphemeralWebBrowserSession = prefersEphemeralWebBrowserSession
+    }
+
+    /// Checks `nativeProviders` against what the app supplied; call it at start-up to fail early.
+    public func validatedNativeProviders() throws(GatehouseSignInError) -> NativeProviders {
+        try NativeProviders(nativeProviders, hasGoogleProvider: googleProvider != nil)
     }
 
     /// The user-agent prefix to set on `Hotwire.config.applicationUserAgentPrefix`.
@@ -39,15 +51,19 @@ public struct GatehouseHotwireConfiguration: Sendable {
 /// in with Apple natively for `nativeProviders`), waits for the callback, and hands the token to the web view by
 /// loading `redeemPath?token=…` — a same-host load, which Hotwire Native turns into a Turbo visit of Gatehouse's
 /// redeem page; that page posts the verifier only the web view holds. Every failure is replied to the page as
-/// `{"error", "error_description"}` (`cancelled` when the user closed the sheet).
+/// `{"error", "error_description"}` (`cancelled` when the user closed the sheet) and handed to `onError` as a typed
+/// `GatehouseSignInError`, so the app can show `userMessage` or act on the case (`accountExists`: offer linking).
 ///
 ///     Hotwire.config.applicationUserAgentPrefix = configuration.userAgentMarker
 ///     SignInWithOAuthComponent.configuration = configuration
+///     SignInWithOAuthComponent.onError = { error in banner.show(error.userMessage) }
 ///     Hotwire.registerBridgeComponents([SignInWithOAuthComponent.self])
 open class SignInWithOAuthComponent: BridgeComponent {
     override open nonisolated class var name: String { "sign-in-with-oauth" }
 
     @MainActor public static var configuration: GatehouseHotwireConfiguration?
+    /// Every sign-in that did not complete, typed; the page gets the same code and message in the reply.
+    @MainActor public static var onError: (@MainActor (GatehouseSignInError) -> Void)?
 
     private var presenter: WebAuthenticationSessionPresenter?
     private var appleSignIn: NativeAppleController?
@@ -65,11 +81,13 @@ open class SignInWithOAuthComponent: BridgeComponent {
               let page = webView.url, Self.sameOrigin(page, configuration.gatehouseURL),
               let start = Self.resolve(data.startPath, configuration.gatehouseURL),
               let redeem = Self.resolve(data.redeemPath, configuration.gatehouseURL) else {
-            replyError("invalid_request", "This page may not start a sign-in.")
+            fail(.misconfigured(code: "invalid_request", message: "This page may not start a sign-in."))
             return
         }
-        if let provider = data.provider, configuration.nativeProviders.contains(provider), provider == "apple" {
-            signInWithApple(configuration, webView: webView, window: window, continuePath: data.continuePath)
+        let native: NativeProviders
+        do { native = try configuration.validatedNativeProviders() } catch { fail(error); return }
+        if native.isNative(data.provider) {
+            signInNatively(data.provider ?? "", configuration, webView: webView, window: window, continuePath: data.continuePath)
             return
         }
         var startURL = start
@@ -88,42 +106,54 @@ open class SignInWithOAuthComponent: BridgeComponent {
                 let token = try HandOff.parseCallback(url)
                 webView.load(URLRequest(url: redeem.appendingQuery([("token", token)])))
             } catch let error as ASWebAuthenticationSessionError where error.code == .canceledLogin {
-                replyError("cancelled", "You closed the sign-in.")
-            } catch HandOffError.provider(let error) {
-                replyError(error.code.rawValue, error.description ?? "Signing in did not complete.")
+                fail(.cancelled)
             } catch {
-                replyError("invalid_callback", "Signing in did not complete.")
+                fail(GatehouseSignInError(error))
             }
         }
     }
 
-    /// F3: Apple's own sheet, then `POST /native/apple` (session), the cookie into the web view, then the pending
-    /// authorize (or the page) in the web view — which ends in the product's session.
-    private func signInWithApple(_ configuration: GatehouseHotwireConfiguration, webView: WKWebView, window: UIWindow, continuePath: String?) {
+    /// F3 and native Google: the platform's own sheet (Apple's, or Google's SDK through the app's
+    /// `GoogleIDTokenProvider`), then `POST /native/apple` or `/native/google` (session), the cookie into the web
+    /// view, then the pending authorize (or the page) in the web view — which ends in the product's session.
+    private func signInNatively(_ provider: String, _ configuration: GatehouseHotwireConfiguration, webView: WKWebView, window: UIWindow,
+                                continuePath: String?) {
         let controller = NativeAppleController(anchor: window)
-        appleSignIn = controller
+        if provider == "apple" { appleSignIn = controller }
         Task { @MainActor in
             defer { self.appleSignIn = nil }
             do {
                 let nonce = AppleNonce()
-                let credential = try await controller.signIn(nonce: nonce)
-                let request = NativeAppleSignInRequest(identityToken: credential.identityToken, authorizationCode: credential.authorizationCode,
-                                                       rawNonce: nonce.raw, givenName: credential.givenName, familyName: credential.familyName,
-                                                       app: configuration.appID, response: .session)
-                let (_, response) = try await request.send(base: configuration.gatehouseURL, transport: URLSessionTransport())
+                let response: HTTPURLResponse
+                if provider == "google" {
+                    guard let google = configuration.googleProvider else { throw GatehouseSignInError.nativeProviderUnavailable(provider: "google") }
+                    let idToken = try await google.googleIDToken(nonce: nonce.sha256Hex)
+                    let request = NativeGoogleSignInRequest(idToken: idToken, rawNonce: nonce.raw, app: configuration.appID, response: .session)
+                    (_, response) = try await request.send(base: configuration.gatehouseURL, transport: URLSessionTransport())
+                } else {
+                    let credential = try await controller.signIn(nonce: nonce)
+                    let request = NativeAppleSignInRequest(identityToken: credential.identityToken, authorizationCode: credential.authorizationCode,
+                                                           rawNonce: nonce.raw, givenName: credential.givenName, familyName: credential.familyName,
+                                                           app: configuration.appID, response: .session)
+                    (_, response) = try await request.send(base: configuration.gatehouseURL, transport: URLSessionTransport())
+                }
                 await WebViewCookieImporter.importCookies(from: response, into: webView.configuration.websiteDataStore.httpCookieStore)
                 let target = continuePath.flatMap { Self.resolve($0, configuration.gatehouseURL) ?? URL(string: $0, relativeTo: webView.url) }
                 webView.load(URLRequest(url: target ?? configuration.gatehouseURL))
             } catch let error as ASAuthorizationError where error.code == .canceled {
-                replyError("cancelled", "You closed the sign-in.")
+                fail(.cancelled)
+            } catch let error as ASAuthorizationError where error.code == .unknown || error.code == .notHandled {
+                fail(.nativeProviderUnavailable(provider: provider))
             } catch {
-                replyError("invalid_grant", "Sign in with Apple did not complete.")
+                fail(GatehouseSignInError(error))
             }
         }
     }
 
-    private func replyError(_ code: String, _ description: String) {
-        Task { _ = try? await reply(to: "click", with: ["error": code, "error_description": description]) }
+    /// Tells the page (the bridge reply, shown next to the form unless `cancelled`) and the app (`onError`).
+    private func fail(_ error: GatehouseSignInError) {
+        Self.onError?(error)
+        Task { _ = try? await reply(to: "click", with: ["error": error.code, "error_description": error.userMessage]) }
     }
 
     /// `path` (absolute path or URL) resolved against Gatehouse's URL, accepted only on Gatehouse's origin and path.
@@ -190,3 +220,4 @@ extension URL {
         return components.url ?? self
     }
 }
+#endif

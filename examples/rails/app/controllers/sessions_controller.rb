@@ -17,7 +17,7 @@ class SessionsController < ApplicationController
     user.update!(email: auth.info.email, name: auth.info.name)
     return_to = after_authentication_path
     reset_session
-    start_new_session_for user, id_token: auth.credentials.id_token
+    start_new_session_for user, id_token: auth.credentials.id_token, claims: Gatehouse::Rails.id_token_claims(auth)
     redirect_to return_to
   end
 
@@ -33,7 +33,7 @@ class SessionsController < ApplicationController
     id_token = resume_session&.id_token
     terminate_session
     reset_session
-    redirect_to gatehouse_logout_url(id_token)
+    redirect_to Gatehouse::Rails.logout_url(id_token: id_token, post_logout_redirect_uri: "#{ENV.fetch("APP_URL")}/session/signed-out")
   end
 
   def signed_out

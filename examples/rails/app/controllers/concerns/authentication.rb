@@ -1,5 +1,3 @@
-require "jwt"
-
 # The app's own cookie session, in the shape of the Rails 8 authentication generator's concern:
 # a signed, HttpOnly `session_id` cookie naming a row of `sessions`.
 module Authentication
@@ -41,10 +39,12 @@ module Authentication
     session.delete(:return_to_after_authenticating) || root_path
   end
 
-  # `sid` (from the ID token OmniAuth verified) names the Gatehouse session: a back-channel logout for it ends this one.
-  def start_new_session_for(user, id_token:)
-    sid = JWT.decode(id_token, nil, false).first["sid"]
-    user.sessions.create!(user_agent: request.user_agent, ip_address: request.remote_ip, id_token: id_token, sid: sid).tap do |row|
+  # From the ID token OmniAuth verified: `sid` names the Gatehouse session (a back-channel logout for it ends this
+  # one) and `auth_time` is when the user last signed in at Gatehouse (step-up asks for a recent one).
+  def start_new_session_for(user, id_token:, claims:)
+    authenticated_at = claims["auth_time"] && Time.at(claims["auth_time"])
+    user.sessions.create!(user_agent: request.user_agent, ip_address: request.remote_ip, id_token: id_token,
+                          sid: claims["sid"], authenticated_at: authenticated_at).tap do |row|
       Current.session = row
       cookies.signed.permanent[:session_id] = { value: row.id, httponly: true, same_site: :lax, secure: request.ssl? }
     end

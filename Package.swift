@@ -46,8 +46,8 @@ let package = Package(
         // MARK: Mail: the SMTP Mailer on libcurl
         .target(name: "GatehouseMail", dependencies: ["GatehouseIdentity", "CCurl"]),
 
-        // MARK: Providers: Apple, Google, GitHub and generic OIDC behind one protocol (no HTTP server, no routes)
-        .target(name: "GatehouseProviders", dependencies: ["GatehouseCrypto"]),
+        // MARK: Providers: Apple, Google, GitHub and generic OIDC behind one protocol, and Identity's native-token port (no HTTP server, no routes)
+        .target(name: "GatehouseProviders", dependencies: ["GatehouseCrypto", "GatehouseIdentity"]),
 
         // MARK: Server and CLI
         .target(name: "GatehouseServer", dependencies: [

@@ -2,7 +2,7 @@
 import Glibc
 #endif
 
-/// glibc malloc settings for a long-running server on few cores (issue 17: RSS after a benchmark run).
+/// glibc malloc settings for a long-running server on few cores (RSS after a benchmark run).
 ///
 /// glibc gives threads that contend for the heap their own arenas, up to eight per core, and memory freed
 /// into one arena is not reused by threads on another: requests hop between the I/O threads, the Swift
@@ -14,7 +14,7 @@ import Glibc
 /// glibc's 128 KiB a request that needs a little more heap than the last one grows it with `brk` and the
 /// free at its end trims it back (`brk`, or `madvise` in the second arena), so the next request faults the
 /// same pages in afresh. On the account page that was about one `brk` and 0.7 `madvise` per request and a
-/// fifth of its CPU in page faults (issue 17); now up to 1 MiB of free heap top per arena stays mapped.
+/// fifth of its CPU in page faults; now up to 1 MiB of free heap top per arena stays mapped.
 /// Idle RSS is unchanged (a 1 MiB `M_TOP_PAD` did the same for requests but cost 3.5 MB at rest). Argon2id
 /// is not affected either way: libsodium maps its 19 MiB itself, `mmap` with `MAP_POPULATE`, per hash.
 ///

@@ -3,7 +3,7 @@ import Glibc
 #endif
 import Foundation
 
-/// Lets go of the executable's code pages once the server is ready (issue 17: RSS idle ≤ 32 MB).
+/// Lets go of the executable's code pages once the server is ready (RSS idle ≤ 32 MB).
 ///
 /// Most of the idle RSS is not heap but the executable's text: the kernel maps file pages in 64 KiB
 /// "fault-around" batches, so start-up (migrations, configuration, key loading, the Swift runtime's

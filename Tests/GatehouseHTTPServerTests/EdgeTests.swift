@@ -4,7 +4,7 @@ import GatehouseHTTP
 import GatehouseTesting
 import Testing
 
-/// Issue 15 item 7, on a real socket: deadlines, caps, hostile first bytes, heads at the limit, drain.
+/// The HTTP edge on a real socket: deadlines, caps, hostile first bytes, heads at the limit, drain.
 @Suite(.serialized) struct EdgeTests {
     private func elapsed(since start: ContinuousClock.Instant) -> Duration { ContinuousClock.now - start }
 
@@ -25,7 +25,7 @@ import Testing
         #expect(verdict(Array("GET / HTTP/1.1\r\nX: a\u{01}b\r\n".utf8)) == .badRequest)
         #expect(verdict(Array("GET\t/ HTTP/1.1\r\n".utf8)) == .badRequest)
         #expect(verdict(Array(String(repeating: "A", count: 40).utf8)) == .badRequest)
-        // Issue 15 item 7: garbage far into the head is seen too, however the head arrives.
+        // Garbage far into the head is seen too, however the head arrives.
         let pad = String(repeating: "p", count: 20_000)
         #expect(verdict(Array("GET / HTTP/1.1\r\nX-Pad: \(pad)\0\0\r\n\r\n".utf8)) == .badRequest)
         #expect(verdict(Array("GET / HTTP/1.1\r\nX-Pad: \(pad)\r\n".utf8) + [0xff, 0x00, 0x01] + Array("\r\n\r\n".utf8)) == .badRequest)
@@ -158,7 +158,7 @@ import Testing
         _ = holders
     }
 
-    /// Issue 15 item 7: a flood holding every slot (and every slot of its addresses) does not make health
+    /// A flood holding every slot (and every slot of its addresses) does not make health
     /// checks fail — a few slots past the caps serve `/healthz` and `/readyz` only — while anything else
     /// past the caps is still refused at once.
     @Test func healthChecksAreAnsweredWhileSlowClientsHoldEverySlot() async throws {
@@ -214,7 +214,7 @@ import Testing
         _ = holders
     }
 
-    /// Issue 15 item 7: NUL or binary bytes after the first 16 KiB of a head — in one write or arriving
+    /// NUL or binary bytes after the first 16 KiB of a head — in one write or arriving
     /// later — get 400 at once from the screen; libmicrohttpd never parses them.
     @Test func garbageLateInAHeadGetsA400AtOnce() async throws {
         let live = try LiveServer.start { $0.maxHeaderBytes = 32 * 1024; $0.connectionTimeoutSeconds = 30; $0.headerTimeoutSeconds = 30 }

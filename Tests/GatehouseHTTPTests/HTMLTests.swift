@@ -1,7 +1,7 @@
 import GatehouseHTTP
 import Testing
 
-/// Issue #18 item 5: the `HTML` value escapes every `String` it interpolates and passes `HTML` through.
+/// The `HTML` value escapes every `String` it interpolates and passes `HTML` through.
 @Suite struct HTMLTests {
     static let hostile = #"<script>alert("x")</script>' & "#
 
@@ -28,7 +28,7 @@ import Testing
         #expect(HTML(unescaped: "<br>").text == "<br>", "the one raw way in says so")
     }
 
-    /// Issue 17: text with nothing to escape is appended as it is; the byte test must still catch each
+    /// Text with nothing to escape is appended as it is; the byte test must still catch each
     /// special character wherever it sits, in bridged and non-ASCII strings too.
     @Test(arguments: ["&", "<", ">", "\"", "'"])
     func eachSpecialCharacterIsEscapedAnywhereInTheText(_ special: String) {

@@ -62,7 +62,7 @@ func renderedForm(_ html: String, action: String, occurrence: Int = 0, overrides
     return fields
 }
 
-/// Issue #14 item 2: accounts taken over in advance (someone signs up with another person's address).
+/// Accounts taken over in advance (someone signs up with another person's address).
 @Suite struct AccountTakeoverAttackTests {
     static let password = "attacker password 123"
 

@@ -8,7 +8,7 @@ import GatehouseStore
 import GatehouseTesting
 import Testing
 
-/// Apple's `consent-revoked` ends the sessions that used Apple; the product hears of each (issue #16 item 3).
+/// Apple's `consent-revoked` ends the sessions that used Apple; the product hears of each.
 @Suite struct AppleConsentRevokedEventsTests {
     @Test func consentRevokedQueuesALogoutTokenAndASessionEndedWebhook() async throws {
         let web = ClientRegistration(id: "web-app", name: "Web", kind: .confidential, redirectURIs: ["https://app.example.test/cb"],

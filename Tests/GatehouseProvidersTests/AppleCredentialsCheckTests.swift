@@ -7,7 +7,7 @@ import GatehouseServer
 import Testing
 
 /// `gatehouse providers check` proves Apple's team id, key id and key together against the simulator,
-/// which verifies client secrets as Apple does (issue 15 item 6).
+/// which verifies client secrets as Apple does.
 @Suite struct AppleCredentialsCheckTests {
     struct Refused: Error {}
     struct Nowhere: ProviderTransport {

@@ -27,7 +27,7 @@ import Testing
 }
 
 @Suite struct ProviderRevocationJobTests {
-    /// Issue #14 item 23: a request only enqueues; the maintenance job runner (lease holder) revokes, with no
+    /// A request only enqueues; the maintenance job runner (lease holder) revokes, with no
     /// sign-in traffic, and a run that does not hold the lease revokes nothing.
     @Test func maintenanceRunnerRevokesQueuedTokensAndOnlyTheLeaseHolderDoes() async throws {
         let harness = try await ProviderHarness.make()

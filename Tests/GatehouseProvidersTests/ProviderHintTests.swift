@@ -7,7 +7,7 @@ import GatehouseTesting
 import Testing
 
 /// `/oauth/authorize?…&provider=google`: one tap from the client's own "Sign in with Google" button
-/// straight into the provider, back to the pending authorization (issue 19, item 3).
+/// straight into the provider, back to the pending authorization.
 @Suite struct ProviderHintTests {
     static let redirect = "https://app.example.test/callback"
 

@@ -8,7 +8,7 @@ import GatehouseStore
 import GatehouseTesting
 import Testing
 
-/// Issue #14 items 8, 17, 21 and 23, and #15 item 3, as attacks on the provider side.
+/// The provider-side rules (account events, unlink, recent sign-in, token revocation), as attacks.
 @Suite struct ProviderSecurityAttackTests {
     let webClient = "com.example.gatehouse.demo.web"
 
@@ -73,9 +73,9 @@ import Testing
         #expect(try await harness.users() == 0)
     }
 
-    // MARK: Item 17 and #15 item 3
+    // MARK: Unlink and Apple account events
 
-    /// #15 item 3 / item 17: `consent-revoked` on an Apple-only account ends its sessions but leaves a way
+    /// `consent-revoked` on an Apple-only account ends its sessions but leaves a way
     /// back in: signing in with Apple again works (old code: the identity was deleted, then 409 for ever).
     @Test func appleOnlyUserCanSignInAgainAfterRevokingConsent() async throws {
         let (harness, browser, subject) = try await appleUser()
@@ -92,7 +92,7 @@ import Testing
         #expect(try await again.get("/account").status == 200)
     }
 
-    /// #15 item 3: an account an older version left without any sign-in method (its only Apple identity
+    /// An account an older version left without any sign-in method (its only Apple identity
     /// deleted by consent-revoked) is recovered by signing in with Apple again, instead of a 409 for ever.
     @Test func accountLeftWithoutAnyMethodIsRecoveredByItsProvider() async throws {
         let (harness, _, subject) = try await appleUser()
@@ -152,9 +152,9 @@ import Testing
         #expect(try await harness.signIn("github", with: browser, link: true).final.headers["Location"] == "/account?notice=identity-linked")
     }
 
-    // MARK: Item 23 and #15 item 3
+    // MARK: Provider-token revocation
 
-    /// #15 item 3: a token from native Sign in with Apple is revoked as the bundle id it was issued to —
+    /// A token from native Sign in with Apple is revoked as the bundle id it was issued to —
     /// Apple (the simulator) ignores a revoke from the web Services ID — and only a confirmed revocation is
     /// audited as one. Item 23: the request only queued it; the job runner did the work.
     @Test func nativeTokenIsRevokedAsItsBundleID() async throws {
@@ -172,7 +172,7 @@ import Testing
         #expect(try await harness.database.pendingRevocations.due(now: .distantFuture, limit: 10).isEmpty, "completed")
     }
 
-    /// Item 23 / #15 item 3: the retry cadence the README states: 30 s after the first failure, then doubling (1, 2, 4 … minutes).
+    /// The retry cadence the README states: 30 s after the first failure, then doubling (1, 2, 4 … minutes).
     @Test func failedRevocationsBackOffAsDocumented() async throws {
         let (harness, browser, _) = try await appleUser()
         harness.faults.state.withLock { $0.downPaths = ["/auth/revoke"] }
@@ -187,7 +187,7 @@ import Testing
         #expect(delays == [30, 60, 120, 240])
     }
 
-    /// #15 item 3: an Apple answer that did not revoke (200 and the token still refreshes) is a failure,
+    /// An Apple answer that did not revoke (200 and the token still refreshes) is a failure,
     /// retried later, never audited as a revocation.
     @Test func anAnswerThatDidNotRevokeIsAFailure() async throws {
         let (harness, browser, _) = try await appleUser()

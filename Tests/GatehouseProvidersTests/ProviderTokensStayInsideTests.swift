@@ -8,7 +8,7 @@ import GatehouseTesting
 import Synchronization
 import Testing
 
-/// Gatehouse is sign-in only (issue 19, item 6, option b): the tokens Apple, Google and GitHub give
+/// Gatehouse is sign-in only (option b): the tokens Apple, Google and GitHub give
 /// Gatehouse never reach a client — not in token responses, ID or access tokens, userinfo, or
 /// introspection. Apps that call a provider's API use that provider's SDK themselves
 /// (docs/providers/api-access.md).

@@ -7,7 +7,7 @@ import GatehouseServer
 import GatehouseTesting
 import Testing
 
-/// Issue #18 item 7: the smoke subset — sign-up, the code flow with PKCE, a refresh, an Apple callback —
+/// The smoke subset — sign-up, the code flow with PKCE, a refresh, an Apple callback —
 /// as one test body run over both transports: in-process (the pipeline called directly) and a real
 /// socket (libmicrohttpd on a loopback port), as Hummingbird runs one body over its test frameworks.
 @Suite struct SmokeOverBothTransportsTests {

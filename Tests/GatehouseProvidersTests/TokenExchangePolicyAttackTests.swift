@@ -5,7 +5,7 @@ import GatehouseStore
 import GatehouseTesting
 import Testing
 
-/// Issue 14, item 7: RFC 8693 exchange and `POST /native/apple` follow client policy.
+/// RFC 8693 exchange and `POST /native/apple` follow client policy.
 @Suite struct TokenExchangePolicyAttackTests {
     static func exchange(_ token: String, client: String = NativeAppleSignInTests.app) -> [(String, String)] {
         [("grant_type", "urn:ietf:params:oauth:grant-type:token-exchange"), ("client_id", client),

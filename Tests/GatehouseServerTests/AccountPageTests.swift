@@ -124,7 +124,7 @@ import Testing
         #expect(try await fresh.get("/account").status == 303, "past the absolute lifetime despite use")
     }
 
-    /// Issue 17: the page reads its lists together with the session, before the idle-expiry touch; the
+    /// The page reads its lists together with the session, before the idle-expiry touch; the
     /// row of this browser must still show the touched "last seen" time and come first (most recently seen).
     @Test func theCurrentSessionShowsTheTimeThisViewTouchedIt() async throws {
         let gatehouse = try await TestGatehouse.make()

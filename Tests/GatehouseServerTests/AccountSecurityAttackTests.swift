@@ -8,7 +8,7 @@ import GatehouseStore
 import GatehouseTesting
 import Testing
 
-/// Issue #14 items 6, 14 and 21 on the account pages, in-process.
+/// Attacks on the account pages, in-process.
 @Suite struct AccountSecurityAttackTests {
     /// Item 6: the access log shows route patterns, never the secret in a reset or verify path.
     @Test func accessLogNeverShowsPathSecrets() async throws {
@@ -112,7 +112,7 @@ import Testing
     }
 }
 
-/// Issue #14 item 2: an account whose address is unproven gets no tokens — not by the password grant, not
+/// An account whose address is unproven gets no tokens — not by the password grant, not
 /// by redeeming a code — until the owner proves the address (AccountStanding, checked where tokens are issued).
 @Suite struct UnverifiedAccountTokenTests {
     @Test func unverifiedAccountGetsNoTokensUntilItIsVerified() async throws {
@@ -170,7 +170,7 @@ import Testing
     }
 }
 
-/// Issue #14 item 2: the owner's first proof of the address also ends the OAuth grants and consents an
+/// The owner's first proof of the address also ends the OAuth grants and consents an
 /// unproven account collected (rows written before this rule, or by any other path).
 @Suite struct EmailOwnershipClaimTests {
     @Test func verificationRemovesGrantsAndConsentsAndKeepsOnlyTheProvingSession() async throws {

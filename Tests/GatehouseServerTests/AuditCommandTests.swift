@@ -3,7 +3,7 @@ import GatehouseSQLite
 import GatehouseStore
 import Testing
 
-/// `gatehouse audit` filters by event, IP and time, not only by account (issue 15 item 6).
+/// `gatehouse audit` filters by event, IP and time, not only by account.
 @Suite(.serialized) struct AuditCommandTests {
     @Test func auditFiltersByEventIPAndTime() async throws {
         let url = CommandLineTests.temporaryDatabaseURL()

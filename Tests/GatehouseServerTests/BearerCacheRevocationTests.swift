@@ -3,7 +3,7 @@ import GatehouseHTTP
 import GatehouseTesting
 import Testing
 
-/// Issue 17: verified signatures are cached per process, revocation is not. A token used (and so cached)
+/// Verified signatures are cached per process, revocation is not. A token used (and so cached)
 /// just before its revocation is refused on the very next call, by userinfo and by introspection; the same
 /// across two processes on PostgreSQL is e2e/multiprocess/test_bearer_revocation.py.
 @Suite struct BearerCacheRevocationTests {

@@ -80,7 +80,7 @@ import Testing
         #expect(try GatehouseConfiguration.load(environment: [:], configPath: mail).smtp != nil)
     }
 
-    /// The edge settings of issue 15 item 7, the admin API limit and the hand-off lifetime, with their defaults.
+    /// The edge settings, the admin API limit and the hand-off lifetime, with their defaults.
     @Test func edgeAdminAndHandoffSettings() throws {
         let defaults = try GatehouseConfiguration.load(environment: [:])
         #expect(defaults.http.healthCheckConnections == 8)

@@ -6,7 +6,7 @@ import GatehouseStore
 import GatehouseTesting
 import Testing
 
-/// Issue 14, `/oauth/authorize` side: every form is submitted as a browser submits the *rendered* page
+/// Attacks on `/oauth/authorize`: every form is submitted as a browser submits the *rendered* page
 /// (tree order, only the clicked submitter), never as a hand-built body.
 @Suite struct ConsentDecisionAttackTests {
     static let partner = [("response_type", "code"), ("client_id", "partner"), ("redirect_uri", "https://partner.example.test/cb"),

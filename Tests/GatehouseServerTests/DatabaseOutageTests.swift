@@ -3,7 +3,7 @@ import GatehouseHTTP
 import GatehouseTesting
 import Testing
 
-/// Issue 15 item 7: while the database is out of reach, database-backed routes answer 503 with
+/// While the database is out of reach, database-backed routes answer 503 with
 /// `Retry-After` — an HTML page for pages, JSON for JSON routes — and never a 500.
 @Suite struct DatabaseOutageTests {
     @Test func databaseBackedRoutesAnswer503InTheirOwnFormat() async throws {

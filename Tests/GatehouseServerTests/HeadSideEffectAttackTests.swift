@@ -3,7 +3,7 @@ import GatehouseHTTP
 import GatehouseTesting
 import Testing
 
-/// Issue 14, item 20: `HEAD` never runs a side-effecting `GET` handler (405 with an `Allow` without HEAD).
+/// `HEAD` never runs a side-effecting `GET` handler (405 with an `Allow` without HEAD).
 @Suite struct HeadSideEffectAttackTests {
     @Test func headSpendsNothing() async throws {
         let oauth = try await OAuthFixture.make()

@@ -5,7 +5,7 @@ import GatehouseStore
 import GatehouseTesting
 import Testing
 
-/// Issue #18 item 5: whatever a visitor, an account, a client registration or a provider puts into a page
+/// Whatever a visitor, an account, a client registration or a provider puts into a page
 /// comes out escaped. Each page is fetched (or its form submitted) the way a browser does, with a payload
 /// in every field the page echoes; the raw payload must never appear, its escaped form must.
 @Suite struct HostileInputPageTests {

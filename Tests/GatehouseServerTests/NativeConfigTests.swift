@@ -2,7 +2,7 @@ import Foundation
 import GatehouseServer
 import Testing
 
-/// Start-up refuses malformed `native` objects on configured clients, naming the key (issue 15 item 6).
+/// Start-up refuses malformed `native` objects on configured clients, naming the key.
 @Suite struct NativeConfigTests {
     func load(_ native: String) throws -> GatehouseConfiguration {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("native-\(UUID().uuidString).json").path

@@ -7,7 +7,7 @@ import GatehouseStore
 import GatehouseTesting
 import Testing
 
-/// The OpenID Connect / RFC 6749 points a black-box OP probe checks (issue 19, item 2), plus the
+/// The OpenID Connect / RFC 6749 points a black-box OP probe checks, plus the
 /// per-client ID-token signing algorithm (item 1).
 @Suite struct OIDCConformanceTests {
     static func discovery(_ gatehouse: TestGatehouse) async throws -> [String: Any] {

@@ -20,7 +20,7 @@ import Testing
         #expect(response.status == 200 && response.text == "ok")
     }
 
-    /// The connection gate's health-check reserve (issue 15 item 7) serves the paths as they arrive: under
+    /// The connection gate's health-check reserve serves the paths as they arrive: under
     /// a public URL's path, that path's `/healthz` and `/readyz`.
     @Test func theHealthCheckReserveServesTheHealthPaths() async throws {
         let root = try await Self.app(ready: true).makeServer().configuration

@@ -25,7 +25,7 @@ import Testing
         #expect(types.contains("password.reset_requested") && types.contains("password.reset"))
     }
 
-    /// Issue #14 item 13: forgot-password answers the same and does the same work for an unknown address:
+    /// Forgot-password answers the same and does the same work for an unknown address:
     /// one audit entry and one mail each (the unknown address is told no account uses it), counted, not timed.
     @Test func unknownEmailGetsTheSameAnswerAndTheSameWork() async throws {
         let gatehouse = try await TestGatehouse.make()

@@ -2,7 +2,7 @@ import Foundation
 import GatehouseIdentity
 import Testing
 
-/// Issue #17 item 2: a refresh token is claimed (rotated, or found reused, revoked or already rotated)
+/// A refresh token is claimed (rotated, or found reused, revoked or already rotated)
 /// before any signature is made, so a refused refresh costs no signing work, and reuse detection and
 /// family revocation behave as before.
 @Suite struct RefreshClaimBeforeSignTests {

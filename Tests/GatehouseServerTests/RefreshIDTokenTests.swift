@@ -5,7 +5,7 @@ import GatehouseServer
 import GatehouseStore
 import Testing
 
-/// Issue #17: what a refresh of an `openid` grant answers. A new ID token by default (Keycloak's behaviour,
+/// What a refresh of an `openid` grant answers. A new ID token by default (Keycloak's behaviour,
 /// what kubectl's OIDC login needs), signed as the client registered (RS256, or ES256); none for a client
 /// registered with `refresh_id_token: false` (OpenID Connect Core §12.2), which then signs one JWT per refresh.
 @Suite struct RefreshIDTokenTests {
@@ -109,7 +109,7 @@ import Testing
     }
 }
 
-/// The checks `RefreshTokenGrant` runs inside the store's exchange (issue #17): each refuses before
+/// The checks `RefreshTokenGrant` runs inside the store's exchange: each refuses before
 /// anything is rotated or signed, and a disabled account's family is revoked.
 @Suite struct RefreshExchangeChecksTests {
     private func tokens(_ oauth: OAuthFixture) async throws -> [String: Any] {

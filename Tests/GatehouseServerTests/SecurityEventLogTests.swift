@@ -2,7 +2,7 @@ import Foundation
 import GatehouseTesting
 import Testing
 
-/// Issue 15 item 6: a failed sign-in's reason is in the JSON log, without secrets.
+/// A failed sign-in's reason is in the JSON log, without secrets.
 @Suite struct SecurityEventLogTests {
     private func securityLines(_ gatehouse: TestGatehouse) -> [[String: String]] {
         gatehouse.log.all.compactMap { line in

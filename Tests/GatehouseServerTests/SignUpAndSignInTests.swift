@@ -53,7 +53,7 @@ import Testing
         #expect(try await gatehouse.database.users.count() == 0, "nothing written")
     }
 
-    /// Issue #14 item 13: sign-up answers a taken address exactly as a new one (same status, same
+    /// Sign-up answers a taken address exactly as a new one (same status, same
     /// Location, no cookie), writes nothing, and mails the existing owner instead.
     @Test func signUpWithATakenAddressAnswersTheSameAndMailsTheOwner() async throws {
         let gatehouse = try await TestGatehouse.make()

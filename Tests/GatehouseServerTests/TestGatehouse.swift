@@ -71,7 +71,7 @@ struct TestGatehouse {
 
     /// Signs up through the page, confirms the address with the mailed link (unless `verify` is false),
     /// signs in through the page and returns the signed-in browser. Sign-up itself signs nobody in: it
-    /// answers the same whether or not the address has an account (issue #14 item 13).
+    /// answers the same whether or not the address has an account.
     func signedUpBrowser(email: String = "ada@example.com", password: String = "correct horse battery",
                          ip: String = "127.0.0.1", verify: Bool = true) async throws -> BrowserLikeClient {
         let browser = browser(ip: ip)

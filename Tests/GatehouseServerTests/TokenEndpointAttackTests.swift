@@ -6,7 +6,7 @@ import GatehouseStore
 import GatehouseTesting
 import Testing
 
-/// Issue 14, token-endpoint side: hints, introspection, claims, client authentication, code and
+/// Attacks on the token endpoint: hints, introspection, claims, client authentication, code and
 /// refresh races (real concurrent requests), and grants ending with credential resets.
 @Suite struct TokenEndpointAttackTests {
     /// A code + tokens for the confidential first-party client (`web-app`).
@@ -65,7 +65,7 @@ import Testing
         let oauth = try await OAuthFixture.make()
         let nameless = oauth.gatehouse.browser(ip: "10.1.1.1")
         _ = try await nameless.submit("/sign-up", to: "/sign-up", [("email", "nameless@example.com"), ("password", "correct horse battery"), ("name", "")])
-        // Tokens need a confirmed address (issue 14, item 2): confirm it as the mailed link would.
+        // Tokens need a confirmed address: confirm it as the mailed link would.
         let user = try #require(try await oauth.gatehouse.database.users.find(email: "nameless@example.com"))
         try await oauth.gatehouse.database.users.update(id: user.id, [.emailVerified(true)], at: oauth.gatehouse.clock.now)
         let tokens = try await oauth.token([("grant_type", "password"), ("username", "nameless@example.com"), ("password", "correct horse battery"),

@@ -11,7 +11,7 @@ enum FuzzedApplication {
     ]
 
     /// Deferred (async) GET routes that change state, like the real redeem and verify links: `HEAD`
-    /// must never reach them (issue 14, item 20).
+    /// must never reach them.
     static let deferredPatterns = ["/native/redeem/{token}", "/email/confirm/{token}"]
 
     static let pipeline: RequestPipeline = {

@@ -45,7 +45,7 @@ public struct HTML: Sendable, Equatable, CustomStringConvertible, ExpressibleByS
         /// Text: escaped for content and attribute values.
         public mutating func appendInterpolation(_ value: String) {
             // Most interpolated text (tokens, ids, dates, addresses) has nothing to escape: append it as it is
-            // instead of rebuilding it scalar by scalar (a twentieth of the account page's CPU, issue 17).
+            // instead of rebuilding it scalar by scalar (a twentieth of the account page's CPU).
             if HTML.needsEscaping(value) { text += HTMLEscaping.escape(value) } else { text += value }
         }
         public mutating func appendInterpolation(_ value: Substring) { appendInterpolation(String(value)) }

@@ -5,7 +5,7 @@ import Glibc
 /// Writes one JSON line per request. It logs the matched route *pattern* (`/password/reset/{token}`), never
 /// the request's own path — path segments carry secrets (reset and verification tokens) — nor a query
 /// string, a body, a cookie or an `Authorization` header: codes, tokens and passwords travel there, and
-/// logs are not a secret store (issue #14 item 6). A request no route matched logs only its first segment.
+/// logs are not a secret store. A request no route matched logs only its first segment.
 public struct AccessLogMiddleware: Middleware {
     /// Where lines go; stdout by default. Tests capture lines through their own sink.
     public typealias Sink = @Sendable (String) -> Void

@@ -26,7 +26,7 @@ public struct AccountService: Sendable {
         self.audit = audit; self.sessions = sessions; self.clock = clock
     }
 
-    /// What a sign-up did; the page answers the same for both (issue #14 item 13).
+    /// What a sign-up did; the page answers the same for both.
     public enum SignUpOutcome: Sendable, Equatable {
         /// A new, unverified account: send it the verification link.
         case created(User)
@@ -142,7 +142,7 @@ public struct AccountService: Sendable {
     }
 
     /// Current-password checks of a signed-in session are guesses too: a stolen session must not turn
-    /// `/account/password` or `/account/delete` into an unlimited password oracle (issue #14 item 21).
+    /// `/account/password` or `/account/delete` into an unlimited password oracle.
     /// Counted per account, before the hash is checked; a correct password does not reset the count.
     func limitPasswordCheck(userId: String, context: ClientContext) async throws {
         if let wait = try await limiter.hit(limits.currentPasswordPerAccount, key: userId) {

@@ -6,7 +6,7 @@ import GatehouseStore
 ///
 /// Anyone can sign up with someone else's address. Until the address is proven (the verification link,
 /// or a password reset by mail), the account belongs to whoever typed the address, not necessarily to its
-/// owner — so it must not collect credentials that would survive the owner claiming it (issue #14 item 2).
+/// owner — so it must not collect credentials that would survive the owner claiming it.
 /// Every path that issues tokens or links an identity asks here first; the web session alone is allowed,
 /// so the person can still sign in, read "confirm your address" and request a new link.
 public enum AccountStanding: Sendable, Equatable {

@@ -31,7 +31,7 @@ public struct EmailLinks: Sendable {
     /// Sends a reset link if the address has an account, and a "no account here" note if not: the same
     /// work either way (one lookup, one token-table write, one audit entry, one mail queued in the
     /// background), so neither the
-    /// answer, nor its timing, nor the mail count tells whether an account exists (issue #14 item 13).
+    /// answer, nor its timing, nor the mail count tells whether an account exists.
     public func requestPasswordReset(email rawEmail: String, context: ClientContext) async throws {
         if let wait = try await limiter.hit(limits.passwordForgotPerIP, key: limits.ipKey(context.ip)) {
             throw AccountError.rateLimited(retryAfter: wait)
@@ -125,7 +125,7 @@ public struct EmailLinks: Sendable {
     }
 
     /// Tells the owner of an existing account that someone tried to sign up with their address, instead
-    /// of telling the person at the sign-up form that the address has an account (issue #14 item 13).
+    /// of telling the person at the sign-up form that the address has an account.
     /// At most `alreadyRegisteredPerRecipient` such notes reach one account; the rest are dropped without a
     /// trace on the page, so sign-ups with someone's address cannot flood their inbox.
     public func sendAlreadyRegistered(to user: User) async throws {

@@ -4,7 +4,7 @@ import GatehouseStore
 /// The first proof that the owner of an address holds an account (the verification link, or a password
 /// reset by mail) on an account whose address was unproven until then.
 ///
-/// Whoever signed up with the address may not have been its owner (issue #14 item 2: accounts taken over
+/// Whoever signed up with the address may not have been its owner (accounts taken over
 /// in advance), so everything attached before the proof goes: linked provider identities, sessions
 /// (but the one presenting the proof, when it is this account's), refresh tokens and the access tokens
 /// they produced, and remembered consents. Then the address is marked verified and the claim audited

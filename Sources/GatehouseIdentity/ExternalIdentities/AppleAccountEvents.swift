@@ -7,7 +7,7 @@ import GatehouseStore
 /// Every event is remembered (``ProviderEventStore``) before it is applied: the same event again (a
 /// captured notification replayed, or Apple's own retry) changes nothing, and neither does an event older
 /// than one already applied for the same user (an out-of-order retry flipping `email-enabled` back to
-/// `email-disabled`) — issue #14 item 8.
+/// `email-disabled`).
 public struct AppleAccountEvents: Sendable {
     /// One verified notification.
     public struct Event: Sendable, Equatable {
@@ -77,7 +77,7 @@ public struct AppleAccountEvents: Sendable {
             details["sessions_ended"] = String(try await endAppleSessions(userId: userId, reason: "apple_consent_revoked"))
             // Unlink Apple only when the account keeps another way in (decided atomically with the delete).
             // When Apple is the only one, the identity stays — without its token, which Apple has voided —
-            // so the user can sign in with Apple again and consent anew instead of being locked out (#15 item 3).
+            // so the user can sign in with Apple again and consent anew instead of being locked out.
             switch try await database.externalIdentities.deleteUnlessLastMethod(provider: provider, subject: event.subject, userId: userId) {
             case .deleted:
                 details["action"] = "unlinked"

@@ -73,7 +73,7 @@ public struct ExternalIdentityService: Sendable {
             return .linked(user)
         }
         // An account whose address is unproven may belong to someone who typed another person's address:
-        // nothing it links may survive the owner claiming it, so it links nothing (issue #14 item 2).
+        // nothing it links may survive the owner claiming it, so it links nothing.
         do { try AccountStanding.requireLinking(user) } catch {
             return .refused(.accountUnconfirmed(email: user.email), userId: userId, email: nil)
         }
@@ -106,7 +106,7 @@ public struct ExternalIdentityService: Sendable {
         // An account left with no way in at all (no password, no identity — as Apple's consent-revoked
         // left Apple-only accounts before it kept their only method) is recovered by a trusted provider's
         // proof of its confirmed address: exactly what a password reset by mail to that address would
-        // allow. Relay addresses count only at Apple, whose relay reaches the same user (#15 item 3).
+        // allow. Relay addresses count only at Apple, whose relay reaches the same user.
         if owner.passwordHash == nil, owner.emailVerified, !owner.disabled, trustsEmail(identity.provider),
            !identity.isPrivateRelay || identity.provider == "apple",
            try await database.externalIdentities.list(userId: owner.id).isEmpty {

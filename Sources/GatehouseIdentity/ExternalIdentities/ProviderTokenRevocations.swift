@@ -16,10 +16,10 @@ public protocol ProviderTokenRevoker: Sendable {
 /// Revokes provider tokens upstream (required by App Store guideline 5.1.1(v) when an account is deleted
 /// or Apple is unlinked). Requests only *enqueue* (``prepare(_:)`` then ``enqueue(_:userId:context:)``);
 /// the maintenance job runner (``job``) works the queue under the maintenance lease, claiming rows
-/// atomically so several processes never attempt the same one (issue #14 item 23).
+/// atomically so several processes never attempt the same one.
 ///
 /// Each token is revoked as the client it was issued to (native Sign in with Apple: the app's bundle id),
-/// and an answer that did not revoke it is a failure (#15 item 3): retried after 30 s, 1 min, 2 min …
+/// and an answer that did not revoke it is a failure: retried after 30 s, 1 min, 2 min …
 /// doubling up to six hours, never given up, every attempt audited.
 public struct ProviderTokenRevocations: Sendable {
     let database: any GatehouseDatabase
@@ -38,6 +38,11 @@ public struct ProviderTokenRevocations: Sendable {
 
     /// Revocations for the identities whose provider revokes and that hold a token (sealed anew for the queue,
     /// before the identity rows that hold them go).
+    /// What `prepare` gives for every identity linked to `userId` (before the account is deleted).
+    public func prepare(userId: String) async throws -> [PendingRevocation] {
+        try prepare(try await database.externalIdentities.list(userId: userId))
+    }
+
     public func prepare(_ identities: [ExternalIdentity]) throws -> [PendingRevocation] {
         try identities.compactMap { identity in
             guard revoker.revokes(provider: identity.provider), let sealed = identity.sealedRefreshToken else { return nil }

@@ -6,6 +6,8 @@ import GatehouseStore
 public struct ActiveSession: Sendable {
     public let session: Session
     public let user: User
+
+    public init(session: Session, user: User) { self.session = session; self.user = user }
 }
 
 /// A newly started session: the secret goes into the cookie, only its hash into the store.
@@ -58,6 +60,11 @@ public struct SessionService: Sendable {
 
     /// ``resolve(token:)`` and what the account page lists (``AccountOverview``), in one trip to the
     /// database. The overview shows the session as this call left it (a touch included).
+    /// What the account page lists for `userId` (sessions, identities, consents, grants), in one trip.
+    public func accountOverview(userId: String) async throws -> AccountOverview {
+        try await database.hotReads.accountOverview(userId: userId, now: clock.now())
+    }
+
     public func resolveWithOverview(token: String) async throws -> (active: ActiveSession, overview: AccountOverview)? {
         guard let resolved = try await resolve(token: token, with: .overview), let overview = resolved.found.overview else { return nil }
         let session = resolved.active.session

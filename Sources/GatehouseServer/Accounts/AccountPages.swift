@@ -12,10 +12,11 @@ struct AccountPages: Sendable {
     let accounts: AccountService
     let links: EmailLinks
     let tokens: TokenService
+    /// The "revoke" of an application on the account page.
+    let applications: ApplicationAccessRevocation
 
     var reader: WebSessionReader { context.reader }
     var sessions: SessionService { context.sessions }
-    var database: any GatehouseDatabase { context.database }
     var audit: AuditTrail { context.audit }
     var clock: IdentityClock { context.clock }
     var providers: ProviderPages { context.providers }

@@ -35,9 +35,7 @@ extension AccountPages {
         router.post("/account/apps/{client}/revoke") { request async throws in
             let (_, _, active) = try await reader.signedInForm(request)
             let clientID = request.pathParameters["client"] ?? ""
-            _ = try await database.consents.revoke(userId: active.user.id, clientId: clientID)
-            try await tokens.revocation.revokeClient(userId: active.user.id, clientId: clientID)
-            await audit.record(.appAccessRevoked, userId: active.user.id, context: request.clientContext, details: ["client_id": clientID])
+            try await applications.revoke(userId: active.user.id, clientId: clientID, context: request.clientContext)
             return .redirect(to: "/account?notice=app-revoked")
         }
         router.post("/account/password") { request async throws in

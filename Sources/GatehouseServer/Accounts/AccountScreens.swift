@@ -31,8 +31,8 @@ extension PageContext {
         // One HMAC per page: the layout's sign-out form and every form below carry the same token.
         let token = reader.token(for: web)
         let csrf = hidden("csrf_token", token)
-        // Sessions, identities, consents and grants in one trip to the database (issue 17), not four.
-        let overview = if let read { read } else { try await database.hotReads.accountOverview(userId: user.id, now: clock.now()) }
+        // Sessions, identities, consents and grants in one trip to the database, not four.
+        let overview = if let read { read } else { try await sessions.accountOverview(userId: user.id) }
         let rows = overview.sessions.map { session -> HTML in
             let current = session.idHash == active.session.idHash
             return """

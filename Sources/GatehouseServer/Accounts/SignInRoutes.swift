@@ -44,7 +44,7 @@ extension AccountPages {
                 await accountsAudit(.signOut, active.user.id, request)
             }
             var response = Response.redirect(to: "/sign-in?signed_out=1")
-            // Only a browser that presented a session cookie gets the clearing one (issue #14 item 14).
+            // Only a browser that presented a session cookie gets the clearing one.
             if request.cookies[reader.cookies.sessionCookie] != nil { response.setCookie(reader.cookies.clearSession) }
             return response
         }

@@ -14,7 +14,7 @@ extension AccountPages {
             let email = try field(form, "email", max: 320), name = try field(form, "name", max: 200)
             let password = try field(form, "password", max: 1024)
             do {
-                // The same answer whether or not the address had an account (issue #14 item 13): no session
+                // The same answer whether or not the address had an account: no session
                 // either way; the owner of the address learns which by mail.
                 switch try await accounts.signUp(email: email, password: password, displayName: name, context: request.clientContext) {
                 case .created(let user): try? await links.sendVerification(to: user)

@@ -87,33 +87,37 @@ public struct GatehouseApp: Sendable {
         metricsPipeline = RequestPipeline(router: metricsRouter, middleware: [MetricsMiddleware(metrics.http)])
         AssetRoutes.register(into: &router, branding: branding)
         // One context for every page route: the layout, the session reader and the shared screens' services.
-        let pages = PageContext(layout: layout, reader: services.webSessions, database: database, audit: services.audit,
+        let pages = PageContext(layout: layout, reader: services.webSessions, audit: services.audit,
                                 clock: services.clock, sessions: services.sessions, clients: services.tokens.registry,
                                 providers: providerWiring.pages)
-        AccountPages(context: pages, accounts: services.accounts, links: services.links, tokens: services.tokens).register(into: &router)
+        AccountPages(context: pages, accounts: services.accounts, links: services.links, tokens: services.tokens,
+                     applications: ApplicationAccessRevocation(consents: database.consents, revocation: services.tokens.revocation,
+                                                               audit: services.audit)).register(into: &router)
         let relyingParty = WebAuthnRelyingParty(id: configuration.passkeys.effectiveRPID(publicURL: configuration.publicURL),
                                                 name: configuration.passkeys.rpName,
-                                                origins: [NativeAppleRoutes.origin(of: configuration.publicURL)])
+                                                origins: [NativeSignInHTTP.origin(of: configuration.publicURL)])
         PasskeyRoutes(context: pages, ceremonies: WebAuthnCeremonies(relyingParty: relyingParty, database: database, audit: services.audit,
                                                                      clock: services.clock),
                       recentSignInWindow: 5 * 60).register(into: &router)
         providerWiring.register(into: &router, context: pages, services: services, publicBase: configuration.oauth.issuer)
         NativeRoutes(apps: NativeAppDirectory(registry: services.tokens.registry), handoffs: services.handoffs,
                      confirmations: services.handoffConfirmations, sessions: services.sessions,
-                     reader: pages.reader, layout: pages.layout, audit: services.audit, database: database,
+                     reader: pages.reader, layout: pages.layout, audit: services.audit,
+                     completion: HandoffCompletion(handoffs: services.handoffs, users: database.users, sessions: services.sessions,
+                                                   audit: services.audit),
                      pathConfiguration: PathConfiguration(rules: configuration.nativePathRules, publicURL: configuration.publicURL),
                      associations: AppSiteAssociations(apps: configuration.clients.compactMap { NativeApp(registration: $0.registration) }),
                      enabledProviders: providerWiring.registry.providers.map(\.id),
-                     publicOrigin: NativeAppleRoutes.origin(of: configuration.publicURL), clock: services.clock,
+                     publicOrigin: NativeSignInHTTP.origin(of: configuration.publicURL), clock: services.clock,
                      linkMaxSignInAge: configuration.providers.linkMaxSignInAge).register(into: &router)
         let origins = WebOriginCache(store: database.oauthClients)
         DiscoveryRoutes(settings: configuration.oauth, keys: services.keys, corsOrigins: { await origins.origins() },
                         clientGrants: { await origins.grantTypes() })
             .register(into: &router)
-        NativeAppleRoutes(signIn: nativeApple, sessions: services.sessions, cookies: services.webSessions.cookies,
-                          issuer: services.tokens.issuer, publicOrigin: NativeAppleRoutes.origin(of: configuration.publicURL)).register(into: &router)
-        NativeGoogleRoutes(signIn: nativeGoogle, sessions: services.sessions, cookies: services.webSessions.cookies,
-                           issuer: services.tokens.issuer, publicOrigin: NativeAppleRoutes.origin(of: configuration.publicURL)).register(into: &router)
+        NativeSignInRoute(signIn: nativeApple, form: .apple, sessions: services.sessions, cookies: services.webSessions.cookies,
+                          issuer: services.tokens.issuer, publicOrigin: NativeSignInHTTP.origin(of: configuration.publicURL)).register(into: &router)
+        NativeSignInRoute(signIn: nativeGoogle, form: .google, sessions: services.sessions, cookies: services.webSessions.cookies,
+                           issuer: services.tokens.issuer, publicOrigin: NativeSignInHTTP.origin(of: configuration.publicURL)).register(into: &router)
         TokenRoutes(tokens: services.tokens, origins: origins, log: log, issued: metrics.tokensIssued).register(into: &router)
         AdminRoutes(administration: services.administration, tokens: services.tokens, log: log,
                     limiter: RateLimiter(store: services.database.rateLimits, clock: services.clock),

@@ -78,7 +78,7 @@ public struct IdentityServices: Sendable {
                                   deviceKey: secrets.derivedKey("known-device"))
         let publicURL = configuration.publicURL.absoluteString.hasSuffix("/")
             ? String(configuration.publicURL.absoluteString.dropLast()) : configuration.publicURL.absoluteString
-        // The first proof of email ownership removes what an unproven account collected (issue #14 item 2).
+        // The first proof of email ownership removes what an unproven account collected.
         let ownershipClaim = EmailOwnershipClaim(
             database: database, sessions: sessions,
             revocation: TokenRevocation(refreshTokens: database.refreshTokens, revoked: database.revokedAccessTokens,

@@ -4,16 +4,6 @@ import GatehouseIdentity
 import GatehouseProviders
 import GatehouseStore
 
-/// Looks native apps up among the registered clients.
-struct NativeAppDirectory: Sendable {
-    let registry: ClientRegistry
-
-    func app(_ clientID: String?) async throws -> NativeApp? {
-        guard let clientID, !clientID.isEmpty, let client = try await registry.find(id: clientID) else { return nil }
-        return NativeApp(client: client)
-    }
-}
-
 /// `platform=native` (F2): instead of signing the system browser in, the sign-in ends at the app's
 /// callback. For a claimed https callback the hand-off token is minted at once; for a custom scheme —
 /// which any app can claim, so whoever started the flow may not be the app it names (RFC 8252 §8.6) —

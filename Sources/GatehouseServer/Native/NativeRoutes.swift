@@ -24,7 +24,8 @@ struct NativeRoutes: Sendable {
     let reader: WebSessionReader
     let layout: PageLayout
     let audit: AuditTrail
-    let database: any GatehouseDatabase
+    /// The redeem's use case: a sign-in here, or a finished link.
+    let completion: HandoffCompletion
     let pathConfiguration: PathConfiguration
     let associations: AppSiteAssociations
     let enabledProviders: [String]
@@ -164,29 +165,17 @@ struct NativeRoutes: Sendable {
             return errorPage("This sign-in can only be finished in the app.", status: .forbidden)
         }
         let (form, web) = try await reader.postedForm(request)
-        do {
-            let redemption = try await handoffs.redeem(token: form["token"] ?? "", verifier: form["verifier"] ?? "", appID: form["app"])
-            guard let user = try await database.users.find(id: redemption.userId), !user.disabled else {
-                throw HandoffTokens.Failure.invalidToken
-            }
-            if redemption.link {
-                // Linking never changes who is signed in here.
-                guard web.user?.id == user.id else {
-                    return errorPage("You are signed in to another account here. Sign in again and link from there.", status: .conflict)
-                }
-                return NativeHandoffCompletion.redirect(redemption.returnTo ?? "/account")
-            }
-            // Only this web view's verifier gets here, so replacing its session is what its user asked for.
-            if let old = web.token { try await sessions.end(token: old) }
-            let issued = try await sessions.start(userId: user.id, methods: redemption.authMethods, context: request.clientContext)
-            await audit.record(.signInSucceeded, userId: user.id, context: request.clientContext,
-                               details: ["via": "native_handoff", "app": redemption.appID])
-            var response = NativeHandoffCompletion.redirect(redemption.returnTo ?? ReturnPath.fallback)
-            response.setCookie(reader.cookies.sessionCookie(token: issued.token))
+        switch try await completion.complete(token: form["token"] ?? "", verifier: form["verifier"] ?? "", appID: form["app"],
+                                             signedInUserId: web.user?.id, sessionToken: web.token, context: request.clientContext) {
+        case .signedIn(_, let session, let returnTo):
+            var response = NativeHandoffCompletion.redirect(returnTo ?? ReturnPath.fallback)
+            response.setCookie(reader.cookies.sessionCookie(token: session.token))
             return response
-        } catch let failure as HandoffTokens.Failure {
-            await audit.record(.signInFailed, userId: nil, context: request.clientContext, details: ["via": "native_handoff",
-                                                                                                   "reason": "\(failure)"])
+        case .linked(let returnTo):
+            return NativeHandoffCompletion.redirect(returnTo ?? "/account")
+        case .otherAccount:
+            return errorPage("You are signed in to another account here. Sign in again and link from there.", status: .conflict)
+        case .refused(let failure):
             return errorPage(failure.message, status: .badRequest)
         }
     }
@@ -207,7 +196,7 @@ struct NativeRoutes: Sendable {
         guard let app = try await apps.app(form["app"]) else {
             return refuse(.badRequest, .invalidClient, "This app is not registered for signing in.")
         }
-        // The same rules as "Link …" on the web (issue #14 items 2 and 21): a recent sign-in, an account in standing.
+        // The same rules as "Link …" on the web: a recent sign-in, an account in standing.
         if clock.now().timeIntervalSince(active.session.createdAt) > linkMaxSignInAge {
             return refuse(.forbidden, .loginRequired, "Sign in again to link a new way of signing in.")
         }
@@ -243,7 +232,7 @@ struct NativeRoutes: Sendable {
 
     /// Ends the presented session. Refused (403 JSON) when a browser says the request comes from another
     /// origin or site — the app's own request (native code, or its web view on this origin) says neither —
-    /// so no other page can sign the user out (issue #14 item 14). The clearing cookie goes out only when
+    /// so no other page can sign the user out. The clearing cookie goes out only when
     /// a session cookie came in: a response never plants cookie headers on a client that had none.
     private func signOut(_ request: Request) async throws -> Response {
         if Self.isCrossSite(request, publicOrigin: reader.cookies.publicOrigin) {

@@ -27,7 +27,10 @@ struct AuthorizeRoutes: Sendable {
     static let decisionField = "decision"
 
     var pending: PendingAuthorizations { authorization.pending }
-    var hints: IDTokenHint { IDTokenHint(settings: settings, keys: keys, clock: clock) }
+    /// The `prompt`, `max_age` and `id_token_hint` rules, the account's standing and the approval step.
+    var decider: AuthorizationDecider {
+        AuthorizationDecider(authorization: authorization, hints: IDTokenHint(settings: settings, keys: keys, clock: clock))
+    }
 
     func register(into router: inout Router) {
         // HEAD is refused (the router's default for deferred handlers): a HEAD must never mint a code.
@@ -80,20 +83,10 @@ struct AuthorizeRoutes: Sendable {
         let hintedProvider: String?
         do { hintedProvider = try providerHintParameter(parameters, authorizationRequest) } catch { return failurePage(error) }
         let web = try await reader.read(request)
-        var signedIn = web.active
-        if let active = signedIn, let hint = authorizationRequest.idTokenHint,
-           try await hints.read(hint, clientID: authorizationRequest.client.id)?.subject != active.user.id {
-            signedIn = nil   // the client expects someone else (or sent no ID token of ours): sign in again
-        }
-        var needsReauth = false
-        if let active = signedIn {
-            needsReauth = Self.needsFreshSignIn(authorizationRequest, sessionStart: active.session.createdAt,
-                                                requestedAt: requestedAt, resumed: resumed)
-        }
-        guard let active = signedIn, !needsReauth else {
-            if authorizationRequest.prompt.contains("none") {
-                return errorRedirect(.loginRequired, "The user is not signed in.", authorizationRequest)
-            }
+        switch try await decider.decide(authorizationRequest, signedIn: web.active, requestedAt: requestedAt, resumed: resumed) {
+        case .error(let code, let description):
+            return errorRedirect(code, description, authorizationRequest)
+        case .signIn(let reauthenticate):
             let parked = PendingAuthorization(parameters: parameters.filter { $0.key != ProviderSignInHint.parameter },
                                               requestedAt: requestedAt)
             let id = try await pending.park(parked)
@@ -103,47 +96,19 @@ struct AuthorizeRoutes: Sendable {
                let response = try await providerHint?.start(hinted, request: request, returnTo: Self.resumePath(pendingID: id)) {
                 return response
             }
-            return signIn(pendingID: id, loginHint: authorizationRequest.loginHint, reauth: web.active != nil,
+            return signIn(pendingID: id, loginHint: authorizationRequest.loginHint, reauth: reauthenticate,
                           provider: Self.isHotwireNativeApp(request) ? hintedProvider : nil)
-        }
-        // An account whose address is unproven gets no code (issue 14, item 2, AccountStanding): tell the
-        // person why here, rather than send the client a code the token endpoint would refuse.
-        if AccountStanding(active.user) == .emailUnproven {
-            if authorizationRequest.prompt.contains("none") {
-                return errorRedirect(.accessDenied, "The account's email address is not confirmed yet.", authorizationRequest)
-            }
-            return unconfirmedPage(active.user)
-        }
-        let step = try await authorization.approvalStep(authorizationRequest, userId: active.user.id)
-        switch step {
-        case .automatic:
+        case .unconfirmedEmail(let user):
+            return unconfirmedPage(user)
+        case .approve(let active):
             return .redirect(to: try await authorization.approve(authorizationRequest, userId: active.user.id,
                                                                  authTime: active.session.createdAt,
                                                                  authMethods: active.session.authMethods))
-        case .consent, .confirm:
-            if authorizationRequest.prompt.contains("none") {
-                return step == .consent
-                    ? errorRedirect(.consentRequired, "The user has not consented yet.", authorizationRequest)
-                    : errorRedirect(.interactionRequired, "The user must confirm this sign-in.", authorizationRequest)
-            }
+        case .ask(let step, let active):
             let id = try await pending.park(PendingAuthorization(parameters: parameters, requestedAt: requestedAt,
                                                                  sessionIdHash: active.session.idHash, userId: active.user.id))
             return decisionPage(step, authorizationRequest, pendingID: id, web: web)
         }
-    }
-
-    /// `prompt=login` asks for a sign-in after the request arrived, `max_age` for one no older than
-    /// `max_age` seconds at that moment (`max_age=0` ≡ `prompt=login`). Both compare the session's
-    /// sign-in time with the time the request *first* arrived, so the way back from sign-in passes.
-    static func needsFreshSignIn(_ request: AuthorizationRequest, sessionStart: Date, requestedAt: Date, resumed: Bool) -> Bool {
-        if request.prompt.contains("login") && !resumed { return true }
-        var bound: Date?
-        if let maxAge = request.maxAge { bound = requestedAt.addingTimeInterval(-Double(maxAge)) }
-        if request.prompt.contains("login") { bound = requestedAt }
-        guard let bound else { return false }
-        // Whole milliseconds: the stored precision of both times.
-        func ms(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded(.down)) }
-        return ms(sessionStart) < ms(bound)
     }
 
     /// The consent (or "continue as") form's answer. Exactly one decision, from the clicked button;

@@ -30,7 +30,7 @@ struct LogoutRoutes: Sendable {
         let web = try await reader.read(request)
         var hintClaims: IDTokenHint.Reading?
         if let hint = parameters["id_token_hint"] {
-            // Only an ID token of ours (never an access token, which names the same subject; issue 14, item 18).
+            // Only an ID token of ours (never an access token, which names the same subject).
             hintClaims = try await IDTokenHint(settings: settings, keys: keys, clock: clock).read(hint)
             if hintClaims == nil { throw HTTPError(.badRequest, "The id_token_hint is not a valid ID token from this server.") }
         }
@@ -53,7 +53,7 @@ struct LogoutRoutes: Sendable {
                                details: ["via": "oidc_logout", "client_id": clientID ?? ""])
         }
         var response = destination.map { Response.redirect(to: $0) } ?? Response.redirect(to: "/sign-in?signed_out=1")
-        // Only a browser that presented a session cookie gets the clearing one (issue #14 item 14).
+        // Only a browser that presented a session cookie gets the clearing one.
         if request.cookies[reader.cookies.sessionCookie] != nil { response.setCookie(reader.cookies.clearSession) }
         return response
     }

@@ -9,7 +9,6 @@ import GatehouseStore
 struct PageContext: Sendable {
     let layout: PageLayout
     let reader: WebSessionReader
-    let database: any GatehouseDatabase
     let audit: AuditTrail
     let clock: IdentityClock
     let sessions: SessionService

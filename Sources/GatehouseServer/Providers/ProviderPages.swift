@@ -8,10 +8,11 @@ import GatehouseStore
 struct ProviderPages: Sendable {
     /// (id, label) per enabled provider, in button order.
     let buttons: [(id: String, label: String)]
-    let database: (any GatehouseDatabase)?
+    /// Whether any provider is enabled (without one, no linked identity is listed).
+    let enabled: Bool
     let revocations: ProviderTokenRevocations?
 
-    static let none = ProviderPages(buttons: [], database: nil, revocations: nil)
+    static let none = ProviderPages(buttons: [], enabled: false, revocations: nil)
 
     func label(_ provider: String) -> String { buttons.first { $0.id == provider }?.label ?? provider }
 
@@ -31,7 +32,7 @@ struct ProviderPages: Sendable {
     /// The list items of "Sign-in methods" and the link forms for providers not linked yet, from the
     /// user's linked `identities` (read with the rest of the account page); none shown without providers.
     func methods(user: User, identities linked: [ExternalIdentity], csrf: String) -> (items: HTML, linkForms: HTML) {
-        let identities = database == nil ? [] : linked
+        let identities = enabled ? linked : []
         let count = identities.count + (user.passwordHash != nil ? 1 : 0)
         var items: HTML = user.passwordHash != nil ? "<li>Password</li>" : .empty
         let token = PageLayout.hidden("csrf_token", csrf)
@@ -57,8 +58,8 @@ struct ProviderPages: Sendable {
 
     /// Before an account is deleted: the provider tokens to revoke afterwards (its identities go with it).
     func tokensToRevoke(userId: String) async throws -> [PendingRevocation] {
-        guard let revocations, let database else { return [] }
-        return try revocations.prepare(try await database.externalIdentities.list(userId: userId))
+        guard let revocations else { return [] }
+        return try await revocations.prepare(userId: userId)
     }
 
     /// After the account is deleted: queue the revocations (the maintenance job runner attempts them).

@@ -22,7 +22,8 @@ struct ProviderRoutes: Sendable {
     let linker: ExternalIdentityService
     /// The layout, the session reader and the shared screens (the sign-in and account pages).
     let context: PageContext
-    let revocations: ProviderTokenRevocations
+    /// The account page's unlink (the admin API's too, through `AccountAdministration`).
+    let unlinking: IdentityUnlinking
     /// Completion per platform; the native hand-off adds `.native`.
     var completions: [ProviderFlow.Platform: any ProviderCompletion]
     /// The public URL without a trailing slash (redirect URIs are built from it).
@@ -70,7 +71,7 @@ struct ProviderRoutes: Sendable {
             } else {
                 guard let active = web.active else { throw HTTPError(.unauthorized, "Your session has ended. Sign in again.") }
                 // Adding a way in is as sensitive as the password: a session left open (or stolen) must not be
-                // enough, so the sign-in behind it must be recent (issue #14 item 21).
+                // enough, so the sign-in behind it must be recent.
                 if context.clock.now().timeIntervalSince(active.session.createdAt) > linkMaxSignInAge {
                     return .redirect(to: "/sign-in?reauth=1&return_to=" + PercentDecoding.encode("/account"))
                 }
@@ -176,28 +177,16 @@ struct ProviderRoutes: Sendable {
 
     func unlink(_ request: Request) async throws -> Response {
         let (form, web, active) = try await reader.signedInForm(request)
-        let database = context.database
-        let identities = try await database.externalIdentities.list(userId: active.user.id)
-        guard let identity = identities.first(where: { $0.provider == form["provider"] && $0.subject == form["subject"] }) else {
-            throw HTTPError(.notFound, "That sign-in method is not linked to your account.")
-        }
-        // Sealed before the row goes (the token lives in it), queued only once the delete happened.
-        let pending = (try? revocations.prepare([identity])) ?? []
-        // "Never the last method" is decided by the store in the same step as the delete, so two unlinks
-        // racing each other cannot both pass a count and leave the account without a way in (item 17).
-        switch try await database.externalIdentities.deleteUnlessLastMethod(provider: identity.provider, subject: identity.subject,
-                                                                             userId: active.user.id) {
-        case .deleted: break
+        switch try await unlinking.unlink(userId: active.user.id, provider: form["provider"] ?? "", subject: form["subject"] ?? "",
+                                          context: request.clientContext) {
+        case .unlinked:
+            return .redirect(to: "/account?notice=identity-unlinked")
         case .lastMethod:
             return try await context.accountPage(web: web, active: active, error: "This is your only way to sign in, so it cannot be removed. Add another method first.",
-                                               status: .conflict)
-        case .notFound:
+                                                 status: .conflict)
+        case .notLinked:
             throw HTTPError(.notFound, "That sign-in method is not linked to your account.")
         }
-        await context.audit.record(.identityUnlinked, userId: active.user.id, context: request.clientContext, details: ["provider": identity.provider])
-        // Only queued: the maintenance job runner revokes upstream, never this request (item 23).
-        await revocations.enqueue(pending, userId: active.user.id, context: request.clientContext)
-        return .redirect(to: "/account?notice=identity-unlinked")
     }
 
     // MARK: Failures

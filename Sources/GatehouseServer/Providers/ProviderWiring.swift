@@ -56,7 +56,7 @@ struct ProviderWiring: Sendable {
         flows = ProviderFlowStore(store: database.flowStates, clock: clock, sealing: sealing)
         let simulated = simulator != nil
         pages = ProviderPages(buttons: registry.providers.map { ($0.id, $0.displayName + (simulated ? " (simulated)" : "")) },
-                              database: database, revocations: revocations)
+                              enabled: true, revocations: revocations)
         self.configuration = configuration.providers
         self.database = database; self.clock = clock; self.audit = audit
     }
@@ -69,7 +69,8 @@ struct ProviderWiring: Sendable {
     }
 
     func routes(context: PageContext, services: IdentityServices, publicBase: String) -> ProviderRoutes {
-        ProviderRoutes(registry: registry, flows: flows, linker: makeLinker(), context: context, revocations: revocations,
+        ProviderRoutes(registry: registry, flows: flows, linker: makeLinker(), context: context,
+                       unlinking: IdentityUnlinking(identities: database.externalIdentities, audit: audit, revocations: revocations),
                        completions: [.web: WebSignInCompletion(sessions: services.sessions, cookies: services.webSessions.cookies),
                                      .native: NativeHandoffCompletion(apps: NativeAppDirectory(registry: services.tokens.registry),
                                                                       handoffs: services.handoffs, confirmations: services.handoffConfirmations,

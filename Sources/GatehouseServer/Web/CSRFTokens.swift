@@ -4,7 +4,7 @@ import GatehouseCrypto
 /// random pre-session cookie (sign-in and sign-up forms) — so a token is useless to anyone else.
 public struct CSRFTokens: Sendable {
     /// Keyed once: a one-shot HMAC allocates an OpenSSL context and hashes the padded key every time,
-    /// several times the cost of the MAC itself, and every page derives a token (issue 17).
+    /// several times the cost of the MAC itself, and every page derives a token.
     let mac: HMACSHA256
 
     public init(key: [UInt8]) { mac = HMACSHA256(key: key) }

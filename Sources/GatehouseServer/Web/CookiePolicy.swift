@@ -20,7 +20,7 @@ public struct CookiePolicy: Sendable {
     public let publicOrigin: String
 
     public init(publicURL: URL, sessionMaxAge: TimeInterval) {
-        publicOrigin = NativeAppleRoutes.origin(of: publicURL)
+        publicOrigin = NativeSignInHTTP.origin(of: publicURL)
         secure = publicURL.scheme == "https"
         path = (BasePath(publicURL.path) ?? .root).cookiePath
         let prefix = !secure ? "" : path == "/" ? "__Host-" : "__Secure-"

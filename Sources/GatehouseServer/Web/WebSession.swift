@@ -47,7 +47,7 @@ struct WebSessionReader: Sendable {
     }
 
     /// ``read(_:)`` for the account page: a signed-in request also gets the page's lists, read with the
-    /// session in one trip to the database (issue 17). Without a valid session, exactly `read`.
+    /// session in one trip to the database. Without a valid session, exactly `read`.
     func readWithOverview(_ request: Request) async throws -> (web: WebSession, overview: AccountOverview?) {
         if hasDuplicateCookies(request) { return (fresh(), nil) }
         if let token = request.cookies.only(cookies.sessionCookie), let resolved = try await sessions.resolveWithOverview(token: token) {

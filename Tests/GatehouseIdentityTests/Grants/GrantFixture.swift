@@ -16,6 +16,10 @@ final class GrantFixture: Sendable {
     let database: any GatehouseDatabase
     let service: TokenService
     let accounts: AccountService
+    /// The signing keys and settings the token service signs ID tokens with (an `id_token_hint` is read with them).
+    let keys: SigningKeyRing
+    static let settings = OAuthSettings(issuer: "https://id.example.test", apiScopes: ["api.read", "admin"])
+    let identityClock: IdentityClock
     let user: User
     /// Secrets of the confidential clients, by id.
     let secrets: [String: String]
@@ -41,7 +45,9 @@ final class GrantFixture: Sendable {
         let keys = SigningKeyRing(store: database.signingKeys, kek: .generate(), clock: clock,
                                   policy: SigningKeyRing.Policy(generate: { $0 == .rs256 ? Self.rsaKey : try SigningKey.generate($0) }))
         try await keys.ensureSigningKey()
-        let service = TokenService(database: database, settings: OAuthSettings(issuer: "https://id.example.test", apiScopes: ["api.read", "admin"]),
+        self.keys = keys
+        identityClock = clock
+        let service = TokenService(database: database, settings: Self.settings,
                                    keys: keys, accounts: accounts, audit: audit, clock: clock, externalIDTokens: resolver)
         self.service = service
         let user = User(id: "u1", email: "ada@example.test", displayName: "Ada", passwordHash: try await hasher.hash(Self.password),

@@ -3,7 +3,7 @@ import GatehouseIdentity
 import GatehouseStore
 import Testing
 
-/// Issue #18 item 7: each grant's rules as one table of cases over the in-memory store (the shape of
+/// Each grant's rules as one table of cases over the in-memory store (the shape of
 /// Ory Fosite's handler tests). A case prepares what it needs (a code, a token, a disabled account),
 /// sends one token request, and names the one answer it expects.
 @Suite struct GrantTableTests {

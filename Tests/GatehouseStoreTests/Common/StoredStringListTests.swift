@@ -2,7 +2,7 @@ import Foundation
 import GatehouseStore
 import Testing
 
-/// `StoredStringList` skips Foundation's JSON coders for plain ASCII lists (issue #17): the bytes it
+/// `StoredStringList` skips Foundation's JSON coders for plain ASCII lists: the bytes it
 /// writes and the lists it reads must be exactly the coders' for every input.
 @Suite("StoredStringList")
 struct StoredStringListTests {

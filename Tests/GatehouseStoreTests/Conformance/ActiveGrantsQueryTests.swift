@@ -2,7 +2,7 @@ import Foundation
 import GatehouseStore
 import Testing
 
-/// Issue 17: the account page lists a user's applications from `activeGrants`, which walks the
+/// The account page lists a user's applications from `activeGrants`, which walks the
 /// `(user_id, client_id, created_at)` index per client instead of reading every token. These check that
 /// the answer is still the oldest *live* grant when many grants and dead families come first.
 @Suite("RefreshTokenStore.activeGrants with many grants")

@@ -41,7 +41,7 @@ struct ExternalIdentityStoreTests {
         }
     }
 
-    /// Issue #18 item 2: a new account and its first sign-in method are one transaction, so a lost race
+    /// A new account and its first sign-in method are one transaction, so a lost race
     /// (the email or the identity taken meanwhile) leaves neither half behind.
     @Test(arguments: StoreBackends.all)
     func createUserWithIdentityIsAtomic(_ backend: StoreBackend) async throws {

@@ -2,7 +2,7 @@ import Foundation
 import GatehouseStore
 import Testing
 
-/// Issue 17: the one-statement reads behind session cookies and Bearer calls answer exactly what the
+/// The one-statement reads behind session cookies and Bearer calls answer exactly what the
 /// per-aggregate stores answer, on both backends (the default composition is the reference).
 @Suite("HotReadStore conformance")
 struct HotReadStoreTests {

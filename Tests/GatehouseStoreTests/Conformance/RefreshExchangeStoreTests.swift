@@ -3,7 +3,7 @@ import GatehouseStore
 import Synchronization
 import Testing
 
-/// `RefreshTokenStore.exchange`: the refresh grant's read, check and rotation in one go (issue #17),
+/// `RefreshTokenStore.exchange`: the refresh grant's read, check and rotation in one go,
 /// with exactly `rotate`'s rules, on both backends.
 @Suite("RefreshTokenStore.exchange conformance")
 struct RefreshExchangeStoreTests {

@@ -113,7 +113,7 @@ struct RefreshTokenStoreTests {
             // …keeping the first rotation time, so the window does not slide.
             #expect(again.rotatedAt == TestTime.at(10))
             #expect(try await db.refreshTokens.find(hash: testHash("a"))?.createdAt == TestTime.at(10), "nothing new was stored")
-            // Issue 14, item 22: any other replacement inside the window is refused — never a second live branch.
+            // Any other replacement inside the window is refused — never a second live branch.
             #expect(try await db.refreshTokens.rotate(hash: testHash("rt0"), replacement: .fixture("b", created: 39),
                                                       now: TestTime.at(39.999), graceWindow: 30) == .refused)
             #expect(try await db.refreshTokens.find(hash: testHash("b")) == nil)

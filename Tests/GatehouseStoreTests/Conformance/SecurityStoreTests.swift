@@ -2,7 +2,7 @@ import Foundation
 import GatehouseStore
 import Testing
 
-/// The store halves of issue #14 items 8, 17 and 23 (and #15 item 3), on every backend.
+/// The store halves of the account-security rules, on every backend.
 @Suite("Security store conformance")
 struct SecurityStoreTests {
     static func identity(_ provider: String, _ subject: String, userId: String = "u1", client: String? = nil) -> ExternalIdentity {
@@ -33,7 +33,7 @@ struct SecurityStoreTests {
         }
     }
 
-    /// Item 17 (and #15 item 3's token client id): the password counts as a method; only the owner's identity goes.
+    /// Unlink (with the provider token's client id): the password counts as a method; only the owner's identity goes.
     @Test(arguments: StoreBackends.all)
     func unlinkCountsThePasswordAndChecksTheOwner(_ backend: StoreBackend) async throws {
         try await withDatabase(backend) { db in

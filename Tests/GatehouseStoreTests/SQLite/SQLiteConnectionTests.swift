@@ -24,7 +24,7 @@ struct SQLiteConnectionTests {
     }
 
     /// With memory statistics on, every `sqlite3_malloc` takes one process-wide mutex that the reader
-    /// threads contend for (seen in the read paths' profile, issue #17); they are switched off before
+    /// threads contend for (seen in the read paths' profile); they are switched off before
     /// SQLite initialises, and `sqlite3_memory_used` then stays 0 while connections hold memory.
     @Test func memoryStatisticsAreOffForTheProcess() async throws {
         let folder = TemporaryFolder.make()

@@ -117,18 +117,11 @@ public struct AccountAdministration: Sendable {
     /// same step as the delete so two racing unlinks cannot both pass; queues the revocation of the
     /// identity's provider token (Apple) once it is gone.
     public func unlink(userId: String, provider: String, subject: String, by actor: String) async throws -> Bool {
-        guard let identity = try await database.externalIdentities.find(provider: provider, subject: subject),
-              identity.userId == userId else { return false }
-        let pending = (try? providerTokens?.prepare([identity])) ?? []
-        switch try await database.externalIdentities.deleteUnlessLastMethod(provider: provider, subject: subject, userId: userId) {
-        case .deleted:
-            await audit.record(.identityUnlinked, userId: userId, context: .unknown, details: ["provider": provider, "by": actor])
-            await providerTokens?.enqueue(pending, userId: userId, context: .unknown)
-            return true
-        case .lastMethod:
-            throw AccountError.lastSignInMethod
-        case .notFound:
-            return false
+        let unlinking = IdentityUnlinking(identities: database.externalIdentities, audit: audit, revocations: providerTokens)
+        switch try await unlinking.unlink(userId: userId, provider: provider, subject: subject, by: actor, context: .unknown) {
+        case .unlinked: return true
+        case .lastMethod: throw AccountError.lastSignInMethod
+        case .notLinked: return false
         }
     }
 

@@ -30,7 +30,7 @@ public struct AuthorizationService: Sendable {
     public enum ApprovalStep: Sendable, Equatable {
         /// Issue the code now.
         case automatic
-        /// Ask "Continue to <app> as <user>?": the client's identity cannot be assured (issue 14, item 3).
+        /// Ask "Continue to <app> as <user>?": the client's identity cannot be assured.
         case confirm
         /// Show the consent page (third-party client without a remembered consent, or `prompt=consent`).
         case consent

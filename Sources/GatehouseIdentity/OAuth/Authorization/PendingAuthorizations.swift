@@ -3,7 +3,7 @@ import GatehouseCrypto
 import GatehouseStore
 
 /// An `/oauth/authorize` request parked on the server while the user signs in or decides
-/// (issue 14, items 1, 9 and 16). Only a random id travels through the browser: the sign-in page's
+/// Only a random id travels through the browser: the sign-in page's
 /// `return_to` and the consent form carry that id, never the client's parameters, so nothing the
 /// client sent can be reflected into a form, and a long `state` cannot make `return_to` too long.
 public struct PendingAuthorization: Sendable {

@@ -18,7 +18,7 @@ struct AuthorizationCodeGrant: Sendable {
         let verifier = request.parameters["code_verifier"]
         let code: AuthorizationCode
         // The family is chosen before redemption and recorded by the same atomic statement that spends
-        // the code (issue 14, item 15): a replay racing this request finds it and revokes what is issued.
+        // the code: a replay racing this request finds it and revokes what is issued.
         let familyId = RecordID.random()
         let now = clock.now()
         switch try await codes.redeem(hash: TokenHash(SHA256.hash(value)), now: now, familyId: familyId,

@@ -29,7 +29,7 @@ struct RefreshTokenGrant: Sendable {
         // Claim first, sign after: the store reads the token and its user, `prepare` below checks the
         // client, the scope and the account and builds the successor, and only then does the rotation
         // (row lock, reuse detection, family revocation) decide — all before any signature, so a reused,
-        // revoked or concurrently rotated token costs no signing work (issue #17). On SQLite this is one
+        // revoked or concurrently rotated token costs no signing work. On SQLite this is one
         // hop to the writer; nothing in `prepare` waits.
         let outcome: RefreshExchange<PreparedIssue>
         do {

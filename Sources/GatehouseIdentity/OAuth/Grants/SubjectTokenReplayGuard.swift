@@ -4,7 +4,7 @@ import GatehouseStore
 
 /// Remembers third-party identity tokens that were already turned into a Gatehouse sign-in (native
 /// Sign in with Apple, as `POST /native/apple` or the RFC 8693 exchange), so the same token signs in
-/// once only (issue 14, item 7). Store-backed (the shared flow-state table, under a domain-separated
+/// once only. Store-backed (the shared flow-state table, under a domain-separated
 /// hash of the token), so a second process refuses it too; remembered until the token expires.
 public struct SubjectTokenReplayGuard: Sendable {
     let store: any FlowStateStore

@@ -44,7 +44,7 @@ struct TokenExchangeGrant: Sendable {
 
     func exchange(_ request: TokenRequest) async throws -> TokenResponse {
         guard let resolver else { throw OAuthError(.unsupportedGrantType, "Token exchange is not enabled on this server.") }
-        // Client policy first (issue 14, item 7): only clients registered for this grant, like every other grant.
+        // Client policy first: only clients registered for this grant, like every other grant.
         try request.requireGrant(Self.grantType)
         let subjectToken = try request.required("subject_token")
         guard try request.required("subject_token_type") == Self.idTokenType else {
@@ -81,7 +81,7 @@ extension TokenIssuer {
     /// token comes along under the same rule as every other grant.
     ///
     /// There is no page to ask on, so a third-party client gets tokens only within a consent the user
-    /// gave it before (through `/oauth/authorize`); otherwise `access_denied` (issue 14, item 7).
+    /// gave it before (through `/oauth/authorize`); otherwise `access_denied`.
     /// `proof`: the request's verified DPoP proof, binding the tokens to its key as at the token endpoint.
     public func issueForExternalSignIn(client: OAuthClient, user: User, scope: Scope?, method: String,
                                        proof: DPoPProof? = nil) async throws -> TokenResponse {

@@ -154,7 +154,7 @@ public struct TokenIssuer: Sendable {
     func prepare(_ grant: TokenGrant, keys: IssueKeys, extra readClaims: [String: JSONValue] = [:],
                  refreshValue fixedRefreshValue: String? = nil) throws -> PreparedIssue {
         // Every grant ends here: an account whose email is unproven (or that is disabled) gets no tokens
-        // (issue #14 item 2, AccountStanding).
+        // (AccountStanding).
         if let user = grant.user {
             do { try AccountStanding.requireTokenIssuance(user) } catch { throw OAuthError.invalidGrant(error.message) }
             // The admin API trusts the client-credentials claim, but a user's token never says `admin` either
@@ -251,7 +251,7 @@ public enum UserClaims {
             claims["email_verified"] = .bool(user.emailVerified)
         }
         if scope.contains(Scope.profile) {
-            // No name is no `name`: the email is released only under the `email` scope (issue 14, item 12).
+            // No name is no `name`: the email is released only under the `email` scope.
             if let name = user.displayName, !name.isEmpty {
                 claims["name"] = .string(name)
                 claims["preferred_username"] = .string(name)

@@ -1,7 +1,7 @@
 import Foundation
 import GatehouseStore
 
-/// The rule for credential and session resets (issue 14, item 5), in one place: whenever a user's
+/// The rule for credential and session resets, in one place: whenever a user's
 /// sessions are ended wholesale — password reset, password change, "End all other sessions",
 /// disabling the account, the operator's `session revoke` — every OAuth grant of that user ends too:
 /// all refresh-token families of every client, and through the families' revocation markers the

@@ -4,20 +4,22 @@ import GatehouseHTTP
 import GatehouseIdentity
 import GatehouseStore
 
-/// `POST /native/apple` (flow F3): an iOS app posts what `ASAuthorizationAppleIDCredential` gave it —
-/// `identity_token`, `authorization_code`, the `raw_nonce` it hashed onto Apple's request, optional
-/// `given_name`/`family_name` (Apple gives them to the app once, never in the token), `app` (its
-/// client id) and `response` (`session`, the default, or `tokens`) — as JSON or as a form.
+/// `POST /native/apple` (flow F3) and `POST /native/google`: an app posts what the provider's native SDK gave
+/// it — the token (`identity_token` from `ASAuthorizationAppleIDCredential`, with its `authorization_code`
+/// and, once, `given_name`/`family_name`, which Apple never puts in the token; `id_token` from Google's SDK),
+/// the `raw_nonce` whose SHA-256 hex it put on the provider's request, `app` (its client id) and `response`
+/// (`session`, the default, or `tokens`) — as JSON or as a form.
 ///
 /// - `session`: 200 `{"user_id", "email", "name", "created"}` and a `Set-Cookie` session cookie for the
-///   app to copy into the web view's cookie store;
+///   app to copy into the web view's cookie store (then the web view continues the product's pending or
+///   silent authorize);
 /// - `tokens`: an OAuth token response for that native client (as `/oauth/token` answers).
 ///
 /// Every refusal is a 4xx `{"error", "error_description"}`, audited, with nothing else written.
-struct NativeAppleRoutes: Sendable {
-    static let maximumBody = 32 * 1024
-
-    let signIn: NativeAppleSignIn
+struct NativeSignInRoute<Verifier: NativeTokenVerifier>: Sendable {
+    let signIn: NativeSignIn<Verifier>
+    /// The fields this provider's SDK gives the app to post.
+    let form: NativeSignInForm
     let sessions: SessionService
     let cookies: CookiePolicy
     let issuer: TokenIssuer
@@ -25,14 +27,14 @@ struct NativeAppleRoutes: Sendable {
     let publicOrigin: String
 
     func register(into router: inout Router) {
-        router.post("/native/apple") { request async throws in
+        router.post("/native/\(Verifier.kind.rawValue)") { request async throws in
             var fields: [String: String] = [:]
             do {
-                fields = try Self.parse(request)
+                fields = try NativeSignInHTTP.parse(request)
                 return try await handle(request, fields)
             } catch let failure as NativeSignInFailure {
                 await signIn.audit(failure, app: fields["app"], context: request.clientContext)
-                return Self.error(failure)
+                return NativeSignInHTTP.error(failure)
             }
         }
     }
@@ -41,46 +43,71 @@ struct NativeAppleRoutes: Sendable {
         // Native apps send no Origin; a browser always does on a cross-site POST. Refusing foreign
         // origins stops a page from signing a visitor's browser into the page owner's account.
         if let origin = request.headers["Origin"], origin != publicOrigin {
-            throw Self.invalid("Cross-origin requests are not accepted here.", status: 403, code: .invalidRequest, reason: "foreign_origin")
+            throw NativeSignInHTTP.invalid("Cross-origin requests are not accepted here.", status: 403, code: .invalidRequest, reason: "foreign_origin")
         }
         let wantsTokens: Bool
         switch fields["response"] ?? "session" {
         case "session": wantsTokens = false
         case "tokens": wantsTokens = true
-        default: throw Self.invalid("response must be session or tokens.", reason: "bad_response_type")
+        default: throw NativeSignInHTTP.invalid("response must be session or tokens.", reason: "bad_response_type")
         }
         let app = try await signIn.app(fields["app"])
-        let identityToken = try Self.required("identity_token", fields)
-        let code = try Self.required("authorization_code", fields)
-        let rawNonce = try Self.required("raw_nonce", fields)
+        let token = try NativeSignInHTTP.required(form.tokenField, fields)
+        let code = try form.codeField.map { try NativeSignInHTTP.required($0, fields) }
+        let rawNonce = try NativeSignInHTTP.required("raw_nonce", fields)
         // The scope is checked before anything is written: a refused scope must not leave an account behind.
         var scope: Scope?
-        if wantsTokens, let client = try await signIn.apps.registry.find(id: app.clientID) {
+        let client = wantsTokens ? try await signIn.apps.registry.find(id: app.clientID) : nil
+        if let client {
             do { scope = try TokenIssuer.externalSignInScope(fields["scope"], client: client) } catch {
-                throw Self.invalid(error.description, code: .invalidScope, reason: "invalid_scope")
+                throw NativeSignInHTTP.invalid(error.description, code: .invalidScope, reason: "invalid_scope")
             }
-            // Tokens for a confidential client only with its own authentication (issue 14, item 7).
-            if client.kind == .confidential { try await Self.authenticate(client, registry: signIn.apps.registry, request, fields) }
+            // Tokens for a confidential client only with its own authentication.
+            if client.kind == .confidential { try await NativeSignInHTTP.authenticate(client, registry: signIn.apps.registry, request, fields) }
         }
-        let name = [fields["given_name"], fields["family_name"]].compactMap { $0?.trimmingCharacters(in: .whitespaces) }
-            .filter { !$0.isEmpty }.joined(separator: " ")
-        let outcome = try await signIn.signIn(identityToken: identityToken, authorizationCode: code, rawNonce: rawNonce,
-                                              name: name.isEmpty ? nil : String(name.prefix(200)), app: app,
+        let outcome = try await signIn.signIn(token: token, authorizationCode: code, rawNonce: rawNonce,
+                                              name: form.takesName ? NativeSignInHTTP.name(fields) : nil, app: app,
                                               context: request.clientContext)
-        if wantsTokens, let client = try await signIn.apps.registry.find(id: app.clientID) {
+        if let client {
             let tokens: TokenResponse
-            do { tokens = try await issuer.issueForExternalSignIn(client: client, user: outcome.user, scope: scope, method: "apple") } catch let error as OAuthError {
-                throw Self.invalid(error.description, status: 403, code: error.code, reason: "no_consent")
+            do { tokens = try await issuer.issueForExternalSignIn(client: client, user: outcome.user, scope: scope, method: Verifier.kind.rawValue) } catch let error as OAuthError {
+                throw NativeSignInHTTP.invalid(error.description, status: 403, code: error.code, reason: "no_consent")
             }
             var response = Response.json(tokens)
-            Self.noStore(&response)
+            NativeSignInHTTP.noStore(&response)
             return response
         }
-        return try await Self.sessionAnswer(user: outcome.user, created: outcome.created, method: "apple", request: request,
-                                            sessions: sessions, cookies: cookies)
+        return try await NativeSignInHTTP.sessionAnswer(user: outcome.user, created: outcome.created, method: Verifier.kind.rawValue,
+                                                        request: request, sessions: sessions, cookies: cookies)
+    }
+}
+
+/// The fields a native SDK's sign-in posts.
+struct NativeSignInForm: Sendable {
+    let tokenField: String
+    /// The authorization code's field, required where the provider gives the app one to forward.
+    let codeField: String?
+    /// Whether the app posts the person's name (`given_name`, `family_name`).
+    let takesName: Bool
+
+    /// `ASAuthorizationAppleIDCredential`'s identity token, authorization code and (once) name.
+    static let apple = NativeSignInForm(tokenField: "identity_token", codeField: "authorization_code", takesName: true)
+    /// Google's SDKs give the app no code to forward for sign-in, and the name is in the token.
+    static let google = NativeSignInForm(tokenField: "id_token", codeField: nil, takesName: false)
+}
+
+/// The HTTP side every native sign-in route shares: the body, client authentication, the answers.
+enum NativeSignInHTTP {
+    static let maximumBody = 32 * 1024
+
+    /// `given_name` and `family_name`, trimmed and joined; nil when both are empty.
+    static func name(_ fields: [String: String]) -> String? {
+        let name = [fields["given_name"], fields["family_name"]].compactMap { $0?.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty }.joined(separator: " ")
+        return name.isEmpty ? nil : String(name.prefix(200))
     }
 
-    /// A confidential client's authentication for `response=tokens` (issue 14, item 7): HTTP Basic
+    /// A confidential client's authentication for `response=tokens`: HTTP Basic
     /// (its id must be `app`) or `client_secret`. Shared by every native identity-token route.
     static func authenticate(_ client: OAuthClient, registry: ClientRegistry, _ request: Request,
                              _ fields: [String: String]) async throws {
@@ -90,15 +117,15 @@ struct NativeAppleRoutes: Sendable {
             parameters["client_id"] = fields["app"]
             credentials = try OAuthResponses.clientCredentials(request, parameters)
         } catch {
-            throw Self.invalid(error.description, status: 401, code: .invalidClient, reason: "client_authentication")
+            throw invalid(error.description, status: 401, code: .invalidClient, reason: "client_authentication")
         }
         guard case .none = credentials else {
             do { _ = try await registry.authenticate(credentials) } catch let error as OAuthError {
-                throw Self.invalid(error.description, status: 401, code: .invalidClient, reason: "client_authentication")
+                throw invalid(error.description, status: 401, code: .invalidClient, reason: "client_authentication")
             }
             return
         }
-        throw Self.invalid("A confidential client must authenticate (HTTP Basic or client_secret) to receive tokens.", status: 401,
+        throw invalid("A confidential client must authenticate (HTTP Basic or client_secret) to receive tokens.", status: 401,
                            code: .invalidClient, reason: "client_authentication")
     }
 
@@ -113,39 +140,39 @@ struct NativeAppleRoutes: Sendable {
         var response = Response.json(Body(signed_in: true, user_id: user.id, email: user.email,
                                           name: user.displayName, created: created))
         response.setCookie(cookies.sessionCookie(token: issued.token))
-        Self.noStore(&response)
+        noStore(&response)
         return response
     }
 
     /// The fields of a JSON object (string or null values only) or of a form; each name at most once.
     static func parse(_ request: Request) throws -> [String: String] {
-        guard request.body.count <= Self.maximumBody else {
-            throw Self.invalid("The body is too large.", status: 413, reason: "body_too_large")
+        guard request.body.count <= maximumBody else {
+            throw invalid("The body is too large.", status: 413, reason: "body_too_large")
         }
         switch request.mediaType {
         case "application/json":
             guard case .object(let object)? = JSONValue(parsing: request.body) else {
-                throw Self.invalid("The body is not a JSON object.", reason: "malformed_json")
+                throw invalid("The body is not a JSON object.", reason: "malformed_json")
             }
             var fields: [String: String] = [:]
             for (name, value) in object {
                 switch value {
                 case .string(let text): fields[name] = text
                 case .null: continue
-                default: throw Self.invalid("\(name.prefix(40)) must be a string.", reason: "malformed_json")
+                default: throw invalid("\(name.prefix(40)) must be a string.", reason: "malformed_json")
                 }
             }
             return fields
         case "application/x-www-form-urlencoded":
-            guard let form = try? request.form() else { throw Self.invalid("The form is not valid.", reason: "malformed_form") }
+            guard let form = try? request.form() else { throw invalid("The form is not valid.", reason: "malformed_form") }
             var fields: [String: String] = [:]
             for (name, value) in form.pairs {
-                guard fields[name] == nil else { throw Self.invalid("\(name.prefix(40)) appears more than once.", reason: "repeated_field") }
+                guard fields[name] == nil else { throw invalid("\(name.prefix(40)) appears more than once.", reason: "repeated_field") }
                 fields[name] = value
             }
             return fields
         default:
-            throw Self.invalid("Send application/json or application/x-www-form-urlencoded.", status: 415, reason: "media_type")
+            throw invalid("Send application/json or application/x-www-form-urlencoded.", status: 415, reason: "media_type")
         }
     }
 

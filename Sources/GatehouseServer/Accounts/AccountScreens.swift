@@ -44,7 +44,7 @@ extension PageContext {
         }.joined(separator: "\n")
         let methods = providers.methods(user: user, identities: overview.identities, csrf: token)
         let apps = try await authorizedApps(consents: overview.consents, grants: overview.grants, csrf: csrf)
-        let passkeys = PasskeyScreens.accountSection(try await database.webAuthnCredentials.credentials(userID: user.id), csrf: csrf)
+        let passkeys = PasskeyScreens.accountSection(try await passkeys.credentials(of: user.id), csrf: csrf)
         return page("Your account", """
             \(PageLayout.notice(notice, kind: "info"))\(PageLayout.notice(error))
             <p><strong>\(user.displayName ?? user.email)</strong><br><span class="muted">\(user.email) · \(user.emailVerified ? "confirmed" : "not confirmed yet")</span></p>

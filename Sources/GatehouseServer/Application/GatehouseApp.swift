@@ -86,19 +86,18 @@ public struct GatehouseApp: Sendable {
         operations.registerMetricsListener(into: &metricsRouter)
         metricsPipeline = RequestPipeline(router: metricsRouter, middleware: [MetricsMiddleware(metrics.http)])
         AssetRoutes.register(into: &router, branding: branding)
-        // One context for every page route: the layout, the session reader and the shared screens' services.
-        let pages = PageContext(layout: layout, reader: services.webSessions, audit: services.audit,
-                                clock: services.clock, sessions: services.sessions, clients: services.tokens.registry,
-                                providers: providerWiring.pages)
-        AccountPages(context: pages, accounts: services.accounts, links: services.links, tokens: services.tokens,
-                     applications: ApplicationAccessRevocation(consents: database.consents, revocation: services.tokens.revocation,
-                                                               audit: services.audit)).register(into: &router)
         let relyingParty = WebAuthnRelyingParty(id: configuration.passkeys.effectiveRPID(publicURL: configuration.publicURL),
                                                 name: configuration.passkeys.rpName,
                                                 origins: [NativeSignInHTTP.origin(of: configuration.publicURL)])
-        PasskeyRoutes(context: pages, ceremonies: WebAuthnCeremonies(relyingParty: relyingParty, database: database, audit: services.audit,
-                                                                     clock: services.clock),
-                      recentSignInWindow: 5 * 60).register(into: &router)
+        let passkeys = WebAuthnCeremonies(relyingParty: relyingParty, database: database, audit: services.audit, clock: services.clock)
+        // One context for every page route: the layout, the session reader and the shared screens' services.
+        let pages = PageContext(layout: layout, reader: services.webSessions, audit: services.audit,
+                                clock: services.clock, sessions: services.sessions, clients: services.tokens.registry,
+                                providers: providerWiring.pages, passkeys: passkeys)
+        AccountPages(context: pages, accounts: services.accounts, links: services.links, tokens: services.tokens,
+                     applications: ApplicationAccessRevocation(consents: database.consents, revocation: services.tokens.revocation,
+                                                               audit: services.audit)).register(into: &router)
+        PasskeyRoutes(context: pages, ceremonies: passkeys, recentSignInWindow: 5 * 60).register(into: &router)
         providerWiring.register(into: &router, context: pages, services: services, publicBase: configuration.oauth.issuer)
         NativeRoutes(apps: NativeAppDirectory(registry: services.tokens.registry), handoffs: services.handoffs,
                      confirmations: services.handoffConfirmations, sessions: services.sessions,

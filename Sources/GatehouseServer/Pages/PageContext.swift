@@ -16,6 +16,8 @@ struct PageContext: Sendable {
     let clients: ClientRegistry
     /// Provider buttons, sign-in methods and deletion hooks (empty without providers).
     let providers: ProviderPages
+    /// The account page's passkey list.
+    let passkeys: WebAuthnCeremonies
 
     /// A page response, setting the pre-session CSRF cookie when this request minted one. `csrfToken`:
     /// the request's token when the caller derived it already (it is one HMAC per page otherwise).

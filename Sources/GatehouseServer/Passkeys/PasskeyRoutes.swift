@@ -15,7 +15,6 @@ struct PasskeyRoutes: Sendable {
     let recentSignInWindow: TimeInterval
 
     var reader: WebSessionReader { context.reader }
-    var credentials: any WebAuthnCredentialStore { context.database.webAuthnCredentials }
 
     static let reauthPath = "/sign-in?reauth=1&return_to=%2Faccount"
 
@@ -84,7 +83,7 @@ struct PasskeyRoutes: Sendable {
             guard isRecent(active) else { return .redirect(to: Self.reauthPath) }
             let id = try credentialID(request)
             let name = WebAuthnCeremonies.cleanName(form["name"] ?? "")
-            guard try await credentials.rename(credentialID: id, userID: active.user.id, name: name) else {
+            guard try await ceremonies.rename(credentialID: id, userID: active.user.id, name: name) else {
                 throw HTTPError(.notFound, "There is no such passkey on your account.")
             }
             await context.audit.record(.passkeyRenamed, userId: active.user.id, context: request.clientContext,
@@ -95,7 +94,7 @@ struct PasskeyRoutes: Sendable {
             let (_, web, active) = try await reader.signedInForm(request)
             guard isRecent(active) else { return .redirect(to: Self.reauthPath) }
             let id = try credentialID(request)
-            switch try await credentials.deleteUnlessLastMethod(credentialID: id, userID: active.user.id) {
+            switch try await ceremonies.remove(credentialID: id, userID: active.user.id) {
             case .notFound:
                 throw HTTPError(.notFound, "There is no such passkey on your account.")
             case .lastMethod:

@@ -61,7 +61,8 @@ let package = Package(
         .target(name: "GatehouseDemo", dependencies: ["GatehouseServer", "GatehouseProviderSimulator", "GatehouseProviders", "GatehouseHTTP",
                                                       "GatehouseIdentity"]),
         .executableTarget(name: "GatehouseCLI", dependencies: ["GatehouseServer", "GatehouseDemo", "GatehouseClient", "GatehouseClientOpenSSL",
-                                                             "GatehouseNetwork", "GatehouseCrypto", "GatehouseIdentity", "GatehouseStore", "GatehouseSQLite"]),
+                                                             "GatehouseNetwork", "GatehouseCrypto", "GatehouseIdentity", "GatehouseStore", "GatehouseSQLite",
+                                                             "GatehouseHTTPServer"]),
 
         // MARK: Client SDK: Foundation only, no server target or C library (an iOS app builds just these)
         .target(name: "GatehouseClient", exclude: ["README.md"]),
@@ -102,7 +103,7 @@ let package = Package(
         .testTarget(name: "GatehouseProviderSimulatorTests", dependencies: ["GatehouseProviderSimulator", "GatehouseHTTP", "GatehouseCrypto", "GatehouseTesting"]),
         .testTarget(name: "GatehouseServerTests", dependencies: [
             "GatehouseServer", "GatehouseDemo", "GatehouseHTTP", "GatehouseTesting", "GatehouseStore", "GatehouseSQLite", "GatehouseIdentity",
-            "GatehouseCrypto", "GatehouseNetwork", "GatehouseWebAuthnTesting",
+            "GatehouseCrypto", "GatehouseNetwork", "GatehouseWebAuthnTesting", "GatehouseHTTPServer",
         ]),
         .testTarget(name: "GatehouseProvidersTests", dependencies: [
             "GatehouseProviders", "GatehouseServer", "GatehouseDemo", "GatehouseProviderSimulator", "GatehouseHTTP", "GatehouseCrypto",

@@ -139,7 +139,7 @@ public final class MaintenanceService: Sendable {
     }
 
     /// The tables a run purges, in its order (what `Report.purged` lists; metrics show each from start).
-    public static let purgedTables = ["sessions", "authorization_codes", "flow_states", "one_time_tokens", "refresh_tokens",
+    public static let purgedTables = ["sessions", "authorization_codes", "flow_states", "webauthn_challenges", "one_time_tokens", "refresh_tokens",
                                       "revoked_access_tokens", "rate_limits", "provider_events", "signing_keys"]
 
     /// Each table's batched purge, in a fixed order (children before what they might refer to).

@@ -163,7 +163,7 @@ def test_sign_in_by_keyboard_alone(server, browsers):
 
 def test_every_credential_field_has_autocomplete(server, browsers):
     driver = browsers()
-    expected = {"/sign-in": {"email": "username", "password": "current-password"},
+    expected = {"/sign-in": {"email": "username webauthn", "password": "current-password"},
                 "/sign-up": {"email": "email", "password": "new-password"},
                 "/password/forgot": {"email": "email"}}
     for path, fields in expected.items():

@@ -55,7 +55,7 @@ def test_the_guides_manifest_names_no_parent_directories_but_its_sibling():
 
 def test_the_version_is_gatehouses_release():
     sdk = re.search(r'current = "([^"]+)"', (ROOT / "Sources/GatehouseClient/NativeSignIn/GatehouseSDKVersion.swift").read_text())[1]
-    server = re.search(r'static let version = "([^"]+)"', (ROOT / "Sources/GatehouseCLI/VersionCommand.swift").read_text())[1]
+    server = re.search(r'static let version = "([^"]+)"', (ROOT / "Sources/GatehouseServer/Operations/ServerMetrics.swift").read_text())[1]
     assert sdk == server
     assert f'from: "{sdk}"' in GUIDE.read_text()
 

@@ -85,7 +85,7 @@ def test_package_installs_serves_upgrades_and_removes_keeping_data():
     assert run("dpkg-deb", "-f", deb, "Maintainer").stdout.strip() == metadata["MAINTAINER"].strip('"')
     assert run("dpkg-deb", "-f", deb, "Homepage").stdout.strip() == metadata["HOMEPAGE"].strip('"')
     contents = run("dpkg-deb", "-c", deb).stdout
-    for path in ("./usr/share/doc/gatehouse/copyright", "./usr/share/doc/gatehouse/changelog.Debian.gz",
+    for path in ("./usr/share/doc/gatehouse/copyright", "./usr/share/doc/gatehouse/changelog.gz",
                  "./usr/share/man/man1/gatehouse.1.gz", "./usr/share/man/man1/gatehouse-serve.1.gz",
                  "./usr/share/man/man1/gatehouse-user.1.gz", "./usr/share/man/man1/gatehouse-client.1.gz"):
         assert path in contents, f"{path} missing from the package"

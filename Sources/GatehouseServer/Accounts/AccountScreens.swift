@@ -18,8 +18,8 @@ extension PageContext {
             <label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required\(PageLayout.invalid("password", in: invalid))>
             <button type="submit">Sign in</button>
             </form>
-            \(PasskeyScreens.signInButton(csrf: reader.token(for: web), returnTo: returnTo))
             \(providers.signInButtons(csrf: reader.token(for: web), returnTo: returnTo))
+            \(PasskeyScreens.signInButton(csrf: reader.token(for: web), returnTo: returnTo))
             <p><a href="/password/forgot">Forgot your password?</a> · <a href="/sign-up">Create an account</a></p>
             """, web: web, status: status)
     }

@@ -61,7 +61,11 @@ public struct GatehouseApp: Sendable {
                                         externalIDTokens: NativeIDTokenResolvers(apple: nativeApple, google: nativeGoogle))
         let outboundAttempts = metrics.outboundDeliveries
         let branding = configuration.branding ?? .standard(for: configuration.publicURL)
-        let layout = PageLayout(demo: configuration.demo, branding: branding)
+        var languages = Languages(catalogues: Languages.builtIn.catalogues, defaultTag: branding.defaultLanguage)
+        languages.uiLocalesCookie = services.webSessions.cookies.name("ui_locales")
+        services.webSessions.languages = languages
+        var layout = PageLayout(demo: configuration.demo, branding: branding)
+        layout.languages = languages
         providers = providerWiring.registry
         providerRevocations = providerWiring.revocations
         // Admin unlinks and deletions queue Apple's token revocation like the account page does.

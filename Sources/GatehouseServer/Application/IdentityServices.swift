@@ -25,7 +25,7 @@ public struct IdentityServices: Sendable {
     public internal(set) var administration: AccountAdministration
     /// Webhooks and back-channel logout tokens, enqueued for the maintenance job runner.
     public let events: OutboundEvents
-    let webSessions: WebSessionReader
+    var webSessions: WebSessionReader
 
     /// Webhooks and back-channel logout tokens to enqueue; made before the audit trail, which feeds it.
     static func makeEvents(configuration: GatehouseConfiguration, database: any GatehouseDatabase, secrets: ServerSecrets,

@@ -24,7 +24,7 @@ struct WebSessionReader: Sendable {
     let cookies: CookiePolicy
     let csrf: CSRFTokens
     /// Told of requests carrying a Gatehouse cookie twice (the request's id; never the values).
-    var duplicateCookies: @Sendable (Request) -> Void = { _ in }
+    let duplicateCookies: @Sendable (Request) -> Void
     /// Chooses each page's language.
     var languages: Languages = .builtIn
 

@@ -60,6 +60,8 @@ extension PageContext {
             <h2>\(t["account.sessions"])</h2>
             <table id="sessions">\(rows)</table>
             <form method="post" action="/account/sessions/end-others">\(csrf)<button type="submit" class="secondary">\(t["account.end_others"])</button></form>
+            <h2>\(t["account.preferences"])</h2>
+            <p id="preferences">\(t.catalogue.name) · \(user.timeZone ?? "UTC") <a href="/account/preferences">\(t["account.preferences_change"])</a></p>
             <h2>\(t["account.change_password"])</h2>
             <form method="post" action="/account/password">\(csrf)
             <label for="current_password">\(t["field.current_password"])</label><input id="current_password" name="current_password" type="password" autocomplete="current-password" required>
@@ -116,12 +118,16 @@ extension PageContext {
         }
     }
 
-    /// A time as `<time datetime>` with the text in UTC, labelled as such: readable without script, and the
-    /// page's script may re-render it in the browser's zone.
+    /// A time as `<time datetime>` (UTC) whose text is in the reader's saved zone, labelled with it (else
+    /// UTC, labelled as such): readable without script.
     static func time(_ date: Date, _ t: Texts) -> HTML {
-        let text = format(date)
-        let iso = text.count == 20 ? String(text.prefix(10)) + "T" + String(text.dropFirst(11).prefix(5)) + "Z" : text
-        return #"<time datetime="\#(iso)">\#(text)</time>"#
+        let utc = format(date)
+        let iso = utc.count == 20 ? String(utc.prefix(10)) + "T" + String(utc.dropFirst(11).prefix(5)) + "Z" : utc
+        guard let name = t.timeZone, name != "UTC", let zone = TimeZone(identifier: name) else {
+            return #"<time datetime="\#(iso)">\#(utc)</time>"#
+        }
+        let local = format(date.addingTimeInterval(TimeInterval(zone.secondsFromGMT(for: date))))
+        return #"<time datetime="\#(iso)">\#(String(local.dropLast(3)) + name)</time>"#
     }
 
     /// The general form of ``format(_:)`` (the reference its tests compare the fast path with).

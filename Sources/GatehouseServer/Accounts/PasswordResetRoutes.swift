@@ -11,7 +11,7 @@ extension AccountPages {
             let (form, web) = try await reader.postedForm(request)
             let email = try field(form, "email", max: 320)
             do {
-                try await links.requestPasswordReset(email: email, context: request.clientContext)
+                try await links.requestPasswordReset(email: email, context: request.clientContext, language: web.texts.tag)
             } catch let error as AccountError {
                 return withRetryAfter(forgotPage(web: web, email: email, error: error.text(web.texts), status: context.status(for: error), invalid: error.fields), error)
             }

@@ -17,8 +17,8 @@ extension AccountPages {
                 // The same answer whether or not the address had an account: no session
                 // either way; the owner of the address learns which by mail.
                 switch try await accounts.signUp(email: email, password: password, displayName: name, context: request.clientContext) {
-                case .created(let user): try? await links.sendVerification(to: user)
-                case .alreadyRegistered(let owner): try? await links.sendAlreadyRegistered(to: owner)
+                case .created(let user): try? await links.sendVerification(to: user, language: web.texts.tag)
+                case .alreadyRegistered(let owner): try? await links.sendAlreadyRegistered(to: owner, language: web.texts.tag)
                 }
                 return .redirect(to: "/sign-up/check-email")
             } catch let error as AccountError {

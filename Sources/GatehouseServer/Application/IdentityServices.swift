@@ -11,7 +11,7 @@ public struct IdentityServices: Sendable {
     public let audit: AuditTrail
     public let sessions: SessionService
     public let accounts: AccountService
-    public let links: EmailLinks
+    public var links: EmailLinks
     public let clock: IdentityClock
     public let keys: SigningKeyRing
     public let tokens: TokenService

@@ -14,6 +14,8 @@ struct Texts: Sendable {
     let plural: PluralCategory.Rule
     /// English text → key, for messages that reach a page as English sentences (``translating(_:)``).
     let keysByEnglish: [String: String]
+    /// The reader's saved IANA time zone for the times on the page; nil: UTC.
+    var timeZone: String?
 
     init(_ catalogue: Catalogue, fallback: Catalogue, keysByEnglish: [String: String] = [:]) {
         self.catalogue = catalogue

@@ -30,7 +30,9 @@ struct WebSessionReader: Sendable {
 
     /// The reader's texts: their saved choice, else what the request asks for.
     func texts(_ request: Request, _ user: User?) -> Texts {
-        languages.texts(for: request, saved: nil)
+        var texts = languages.texts(for: request, saved: user?.language)
+        texts.timeZone = user?.timeZone
+        return texts
     }
 
     func read(_ request: Request) async throws -> WebSession {

@@ -83,14 +83,14 @@ import Testing
     }
 
     /// The keys the server's code names: the literals inside `t[…]`, `t(…`, `t.count(…`, `t.html(…` (a ternary
-    /// of two keys included) and the account notices' keys.
+    /// of two keys included), the account notices' keys and the mails' keys.
     static var keysInCode: Set<String> {
         var keys = Set<String>()
         let source = serverSources
         for lookup in source.matches(of: /\b(?:t|texts)(?:\.html|\.count)?[\[(]([^\]\),\n]*)/) {
             for literal in lookup.1.matches(of: /"([a-z_]+\.[a-z0-9_.]+)"/) { keys.insert(String(literal.1)) }
         }
-        for literal in source.matches(of: /"(notice\.[a-z0-9_.]+)"/) { keys.insert(String(literal.1)) }
+        for literal in source.matches(of: /"((?:notice|mail)\.[a-z0-9_.]+)"/) { keys.insert(String(literal.1)) }
         return keys
     }
 

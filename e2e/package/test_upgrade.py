@@ -39,6 +39,7 @@ DATA = pathlib.Path("/var/lib/gatehouse")
 ETC = pathlib.Path("/etc/gatehouse")
 ENV_FILE = ETC / "gatehouse.env"
 DATABASE = DATA / "gatehouse.sqlite"
+BACKUP = pathlib.Path("/var/backups/gatehouse-before-upgrade.sqlite")
 USERS = [f"upgrade-{n}@example.com" for n in range(4)]
 WORKERS = 4
 # What the failures around the restart may add up to: the stop (in-flight requests finish), one migrate run and the
@@ -185,7 +186,7 @@ def test_upgrade_from_the_previous_release_under_load_keeps_data_and_fails_only_
     assert os.geteuid() == 0, "the package test installs with dpkg -i and needs root"
     with machine_package_lock():
         if subprocess.run(["dpkg-query", "-W", "gatehouse"], capture_output=True).returncode == 0 \
-                or DATA.exists() or ETC.exists():
+                or DATA.exists() or ETC.exists() or BACKUP.exists():
             pytest.fail("a gatehouse package or its directories already exist on this machine; remove them "
                         "(dpkg --purge gatehouse; rm -rf /var/lib/gatehouse /etc/gatehouse)")
         user_before = subprocess.run(["getent", "passwd", "gatehouse"], capture_output=True).returncode == 0
@@ -197,7 +198,7 @@ def test_upgrade_from_the_previous_release_under_load_keeps_data_and_fails_only_
             manager.stop()
             manager.dpkg("--purge", "gatehouse")
             manager.close()
-            subprocess.run(["rm", "-rf", str(DATA), str(ETC)])
+            subprocess.run(["rm", "-rf", str(DATA), str(ETC), str(BACKUP)])
             if not user_before:
                 subprocess.run(["deluser", "--system", "--quiet", "gatehouse"], capture_output=True)
                 subprocess.run(["delgroup", "--system", "--quiet", "gatehouse"], capture_output=True)
@@ -234,6 +235,12 @@ def upgrade_under_load(manager, old_deb, new_deb, old_build_seconds):
     load = Load(base, {email: tokens["refresh_token"] for email, (_, tokens) in families.items()})
     load.start()
     time.sleep(3)
+    # The operator's first step: an online backup (consistent while the old release keeps serving).
+    backup = subprocess.run(["sqlite3", str(DATABASE), f".backup '{BACKUP}'"], capture_output=True, text=True)
+    assert backup.returncode == 0, backup.stderr
+    copy = sqlite3.connect(f"file:{BACKUP}?mode=ro", uri=True)
+    assert sorted(r[0] for r in copy.execute("SELECT email FROM users")) == sorted(USERS)
+    copy.close()
     upgrade_started = time.time()
     upgraded = manager.dpkg("-i", "--force-confold", new_deb)
     upgrade_ended = time.time()
@@ -250,6 +257,7 @@ def upgrade_under_load(manager, old_deb, new_deb, old_build_seconds):
     assert kinds[:4] == ["stopping", "stopped 0", "starting", "ready"], (kinds, "".join(manager.output[-50:]))
     stopping, stopped, ready = events[0][0], events[1][0], events[3][0]
     assert manager.running()
+    assert requests.get(base + "/readyz", timeout=10).status_code == 200
     assert subprocess.run(["/usr/bin/gatehouse", "version"], capture_output=True, text=True).stdout.split()[1] == new_version
 
     # 3. Migrations: each once, by the postinst, while nothing served; the new server found none left.

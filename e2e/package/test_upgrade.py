@@ -1,4 +1,4 @@
-"""Upgrading a running install from the previous release's package, under load (issue 27 item 1).
+"""Upgrading a running install from the previous release's package, under load.
 
 The previous release is the commit named by PREVIOUS_RELEASE_COMMIT in packaging/metadata, built from git history
 by scripts/build-commit (its own scripts/package; cached per commit, so a machine pays once). The test does what

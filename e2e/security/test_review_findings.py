@@ -1,4 +1,4 @@
-"""The second security review (issue #24), attacked from outside: one test per finding that shows from outside the
+"""The second security review, attacked from outside: one test per finding that shows from outside the
 process, against the binary in GATEHOUSE_BINARY (default: this checkout's debug build).
 
 Each test asserts the fixed behaviour, so on a build from before the fixes it fails: `scripts/security-regression

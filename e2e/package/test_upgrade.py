@@ -234,18 +234,20 @@ def upgrade_under_load(manager, old_deb, new_deb, old_build_seconds):
     # 2. Load, then the upgrade while it runs.
     load = Load(base, {email: tokens["refresh_token"] for email, (_, tokens) in families.items()})
     load.start()
-    time.sleep(3)
-    # The operator's first step: an online backup (consistent while the old release keeps serving).
-    backup = subprocess.run(["sqlite3", str(DATABASE), f".backup '{BACKUP}'"], capture_output=True, text=True)
-    assert backup.returncode == 0, backup.stderr
-    copy = sqlite3.connect(f"file:{BACKUP}?mode=ro", uri=True)
-    assert sorted(r[0] for r in copy.execute("SELECT email FROM users")) == sorted(USERS)
-    copy.close()
-    upgrade_started = time.time()
-    upgraded = manager.dpkg("-i", "--force-confold", new_deb)
-    upgrade_ended = time.time()
-    time.sleep(3)
-    load.stop()
+    try:
+        time.sleep(3)
+        # The operator's first step: an online backup (consistent while the old release keeps serving).
+        backup = subprocess.run(["sqlite3", str(DATABASE), f".backup '{BACKUP}'"], capture_output=True, text=True)
+        assert backup.returncode == 0, backup.stderr
+        copy = sqlite3.connect(f"file:{BACKUP}?mode=ro", uri=True)
+        assert sorted(r[0] for r in copy.execute("SELECT email FROM users")) == sorted(USERS)
+        copy.close()
+        upgrade_started = time.time()
+        upgraded = manager.dpkg("-i", "--force-confold", new_deb)
+        upgrade_ended = time.time()
+        time.sleep(3)
+    finally:
+        load.stop()
     assert upgraded.returncode == 0, upgraded.stdout + upgraded.stderr
 
     # The maintainer scripts asked for: stop, then (after migrate) start; the new one reported READY=1.

@@ -114,18 +114,22 @@ public struct GatehouseApp: Sendable {
                         clientGrants: { await origins.grantTypes() })
             .register(into: &router)
         NativeSignInRoute(signIn: nativeApple, form: .apple, sessions: services.sessions, cookies: services.webSessions.cookies,
-                          issuer: services.tokens.issuer, publicOrigin: NativeSignInHTTP.origin(of: configuration.publicURL)).register(into: &router)
+                          issuer: services.tokens.issuer, publicOrigin: NativeSignInHTTP.origin(of: configuration.publicURL),
+                          dpop: DPoPRequests(verifier: services.tokens.dpop, issuer: configuration.oauth.issuer)).register(into: &router)
         NativeSignInRoute(signIn: nativeGoogle, form: .google, sessions: services.sessions, cookies: services.webSessions.cookies,
-                           issuer: services.tokens.issuer, publicOrigin: NativeSignInHTTP.origin(of: configuration.publicURL)).register(into: &router)
+                           issuer: services.tokens.issuer, publicOrigin: NativeSignInHTTP.origin(of: configuration.publicURL),
+                          dpop: DPoPRequests(verifier: services.tokens.dpop, issuer: configuration.oauth.issuer)).register(into: &router)
         TokenRoutes(tokens: services.tokens, origins: origins, log: log, issued: metrics.tokensIssued).register(into: &router)
         AdminRoutes(administration: services.administration, tokens: services.tokens, log: log,
                     limiter: RateLimiter(store: services.database.rateLimits, clock: services.clock),
                     limits: configuration.rateLimits.adminAPIPerClient, issuer: configuration.oauth.issuer).register(into: &router)
-        var authorize = AuthorizeRoutes(parser: AuthorizationRequestParser(registry: services.tokens.registry), authorization: services.authorization,
+        var authorize = AuthorizeRoutes(parser: AuthorizationRequestParser(registry: services.tokens.registry, resources: configuration.oauth.resources),
+                                        authorization: services.authorization,
                                         reader: pages.reader, layout: pages.layout, keys: services.keys, settings: configuration.oauth,
                                         audit: services.audit, clock: services.clock)
         authorize.providerHint = providerWiring.signInHint(context: pages, services: services, publicBase: configuration.oauth.issuer)
-        let pushed = PushedAuthorizationRequests(store: database.flowStates, registry: services.tokens.registry, clock: services.clock)
+        let pushed = PushedAuthorizationRequests(store: database.flowStates, registry: services.tokens.registry,
+                                                 resources: configuration.oauth.resources, clock: services.clock)
         authorize.pushed = pushed
         PushedAuthorizationRoutes(pushed: pushed, registry: services.tokens.registry, origins: origins, log: log).register(into: &router)
         authorize.register(into: &router)

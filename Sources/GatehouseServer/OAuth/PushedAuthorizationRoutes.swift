@@ -15,10 +15,10 @@ struct PushedAuthorizationRoutes: Sendable {
         router.post("/oauth/par") { request async in
             var response: Response
             do {
-                let parameters = try OAuthResponses.singleValuedForm(request)
+                let pairs = try OAuthResponses.authorizationForm(request)
+                let parameters = Dictionary(pairs.filter { $0.key != "resource" }, uniquingKeysWith: { first, _ in first })
                 let credentials = try OAuthResponses.clientCredentials(request, parameters)
                 let client = try await registry.authenticate(credentials)
-                let pairs = parameters.map { (key: $0.key, value: $0.value) }
                 let (uri, expiresIn) = try await pushed.push(pairs, client: client)
                 response = OAuthResponses.json(object: ["request_uri": .string(uri), "expires_in": .integer(Int64(expiresIn))])
                 response.status = .created

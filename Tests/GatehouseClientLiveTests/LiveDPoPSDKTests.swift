@@ -148,4 +148,25 @@ import Testing
         try await relaunched.restore()
         #expect(try await relaunched.freshAccessToken(rejected: tokens.accessToken) != tokens.accessToken)
     }
+
+    /// The SDK README's setup (`DPoPReadmeExample.swift`, shown there byte for byte): sign in, call an API, relaunch.
+    @Test func theReadmeSetupSignsInCallsAnAPIAndComesBackAfterARelaunch() async throws {
+        let live = try await LiveGatehouseSDKTests.start()
+        defer { Task { _ = await live.server.stop() } }
+        let store = InMemoryTokenStore()
+        let configuration = ClientConfiguration(clientID: "sdk-app", redirectURI: URL(string: "http://127.0.0.1/cb")!)
+        let (state, api) = try await startDPoPSession(issuer: live.issuer, configuration: configuration, store: store)
+        try await state.signIn(username: LiveGatehouseSDKTests.email, password: LiveGatehouseSDKTests.password,
+                               scopes: ["openid", "email", "offline_access"])
+        let (body, response) = try await api.send(URLRequest(url: live.issuer.appendingPathComponent("oauth/userinfo")))
+        #expect(response.statusCode == 200 && String(decoding: body, as: UTF8.self).contains(LiveGatehouseSDKTests.email))
+        let tokens = try #require(await state.currentTokens)
+        #expect(tokens.tokenType == "DPoP" && Self.cnf(tokens.accessToken) == tokens.dpopKeyThumbprint)
+
+        // The next launch finds the key beside the tokens, so the bound refresh token still works.
+        let (relaunched, _) = try await startDPoPSession(issuer: live.issuer, configuration: configuration, store: store)
+        #expect(await relaunched.status == .signedIn)
+        let refreshed = try await relaunched.freshAccessToken(rejected: tokens.accessToken)
+        #expect(refreshed != tokens.accessToken && Self.cnf(refreshed) == tokens.dpopKeyThumbprint)
+    }
 }

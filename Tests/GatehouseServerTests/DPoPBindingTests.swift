@@ -13,6 +13,7 @@ import Testing
 @Suite struct DPoPBindingTests {
     static let base = "http://127.0.0.1:8080"
     static let notes = "https://notes.api.example", billing = "https://billing.api.example"
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     func form(_ oauth: OAuthFixture, _ path: String, _ form: [(String, String)], proofs: [String] = [],
               basic: (String, String)? = nil) async throws -> (status: Int, json: [String: Any], headers: HTTPHeaders) {
@@ -60,6 +61,13 @@ import Testing
         let bound = try await form(oauth, "/oauth/introspect", [("token", access)], basic: api)
         #expect(bound.json["active"] as? Bool == true && bound.json["token_type"] as? String == "DPoP")
         #expect((bound.json["cnf"] as? [String: Any])?["jkt"] as? String == key.thumbprint)
+        // The API guide's example answer has exactly these members.
+        let guide = try String(contentsOf: Self.root.appendingPathComponent("docs/integrations/api.md"), encoding: .utf8)
+        let example = try #require(guide.components(separatedBy: "<!-- introspection-example -->\n```json\n").last?
+            .components(separatedBy: "```").first)
+        let documented = try #require(try JSONSerialization.jsonObject(with: Data(example.utf8)) as? [String: Any])
+        #expect(Set(documented.keys) == Set(bound.json.keys))
+        #expect(documented["token_type"] as? String == bound.json["token_type"] as? String)
         let family = try await form(oauth, "/oauth/introspect", [("token", refresh), ("token_type_hint", "refresh_token")], basic: api)
         #expect(family.json["active"] as? Bool == true && family.json["token_type"] as? String == "refresh_token")
         #expect((family.json["cnf"] as? [String: Any])?["jkt"] as? String == key.thumbprint)

@@ -22,7 +22,7 @@ import Testing
 
         func proof(_ method: String, _ uri: String, iat: Date, accessToken: String? = nil, nonce: String? = nil) -> String {
             let jwk = key.publicJWK
-            let header: [String: JSONValue] = ["typ": "dpop+jwt", "alg": .string(key.algorithm.rawValue), "jwk": .object([
+            let header: [String: JSONValue] = ["typ": .string("dpop+jwt"), "alg": .string(key.algorithm.rawValue), "jwk": .object([
                 "kty": .string(jwk.keyType), "crv": .string(jwk.curve ?? ""), "x": .string(jwk.x ?? ""), "y": .string(jwk.y ?? "")])]
             var claims: [String: JSONValue] = ["jti": .string(UUID().uuidString), "htm": .string(method), "htu": .string(uri),
                                                "iat": .integer(Int64(iat.timeIntervalSince1970))]
@@ -49,7 +49,7 @@ import Testing
         let body = NativeAppleSignInTests.json(answer)
         #expect(answer.status == 200 && body["token_type"]?.stringValue == "DPoP", "\(answer.text)")
         let access = try #require(body["access_token"]?.stringValue)
-        let claims = try #require(try harness.app.services.tokens.validator.verifiedUnexpired(access))
+        let claims = try #require(try await harness.app.services.tokens.validator.verifiedUnexpired(access))
         #expect(claims.confirmationJKT == key.thumbprint)
         let refresh = try #require(body["refresh_token"]?.stringValue)
         #expect(try await harness.database.refreshTokens.find(hash: TokenHash(SHA256.hash(refresh)))?.dpopJKT == key.thumbprint)
@@ -59,13 +59,13 @@ import Testing
 
         // RFC 9449 §7.1: the resource request carries the token as `Authorization: DPoP` and a proof with its hash.
         let userinfo = Self.base + "/oauth/userinfo"
-        let resource = try await harness.browser().get("/oauth/userinfo", headers: [
-            "Authorization": "DPoP \(access)", "DPoP": key.proof("GET", userinfo, iat: now, accessToken: access)])
+        let resource = try await harness.browser().send(.get, "/oauth/userinfo", headers: [
+            "Authorization": "DPoP \(access)", "DPoP": key.proof("GET", userinfo, iat: now, accessToken: access)], body: [])
         #expect(resource.status == 200 && resource.text.contains("ada@example.com"))
-        let withoutHash = try await harness.browser().get("/oauth/userinfo", headers: [
-            "Authorization": "DPoP \(access)", "DPoP": key.proof("GET", userinfo, iat: now)])
+        let withoutHash = try await harness.browser().send(.get, "/oauth/userinfo", headers: [
+            "Authorization": "DPoP \(access)", "DPoP": key.proof("GET", userinfo, iat: now)], body: [])
         #expect(withoutHash.status == 401 && withoutHash.headers["WWW-Authenticate"]?.hasPrefix(#"DPoP error="invalid_dpop_proof""#) == true)
-        let asBearer = try await harness.browser().get("/oauth/userinfo", headers: ["Authorization": "Bearer \(access)"])
+        let asBearer = try await harness.browser().send(.get, "/oauth/userinfo", headers: ["Authorization": "Bearer \(access)"], body: [])
         #expect(asBearer.status == 401)
     }
 

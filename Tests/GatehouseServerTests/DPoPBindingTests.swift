@@ -197,9 +197,10 @@ import Testing
             let approved = try await oauth.authorizeAndDecide([("client_id", "web-app"), ("request_uri", try #require(pushed.json["request_uri"] as? String))])
             return try #require(approved.query["code"])
         }
-        let exchange = { (code: String, resource: String?) in
-            try await self.form(oauth, "/oauth/token", [("grant_type", "authorization_code"), ("code", code), ("redirect_uri", OAuthFixture.redirect)]
-                                + (resource.map { [("resource", $0)] } ?? []), basic: basic)
+        func exchange(_ code: String, _ resource: String?) async throws -> (status: Int, json: [String: Any], headers: HTTPHeaders) {
+            var fields: [(String, String)] = [("grant_type", "authorization_code"), ("code", code), ("redirect_uri", OAuthFixture.redirect)]
+            if let resource { fields.append(("resource", resource)) }
+            return try await form(oauth, "/oauth/token", fields, basic: basic)
         }
         #expect(audience(try await exchange(try await parCode(), Self.billing)) == Self.billing)
         #expect(audience(try await exchange(try await parCode(), Self.notes)) == Self.notes)

@@ -16,7 +16,7 @@ struct PushedAuthorizationRoutes: Sendable {
             var response: Response
             do {
                 let pairs = try OAuthResponses.authorizationForm(request)
-                let parameters = Dictionary(pairs.filter { $0.key != "resource" }, uniquingKeysWith: { first, _ in first })
+                let parameters = Dictionary(pairs.filter { $0.key != "resource" }.map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first })
                 let credentials = try OAuthResponses.clientCredentials(request, parameters)
                 let client = try await registry.authenticate(credentials)
                 let (uri, expiresIn) = try await pushed.push(pairs, client: client)

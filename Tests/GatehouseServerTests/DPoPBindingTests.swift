@@ -174,6 +174,18 @@ import Testing
                                                              ("redirect_uri", OAuthFixture.redirect)],
                                      proofs: [key.proof("POST", tokenURL, iat: now)], basic: basic)
         #expect(withKey.status == 200 && withKey.json["token_type"] as? String == "DPoP")
+
+        // RFC 9449 §10.1: a proof sent with the push binds the code as dpop_jkt would; a dpop_jkt of another key is refused.
+        let parURL = Self.base + "/oauth/par"
+        let parRequest = [("response_type", "code"), ("redirect_uri", OAuthFixture.redirect), ("scope", "openid"), ("state", "p")]
+        let proved = try await form(oauth, "/oauth/par", parRequest, proofs: [key.proof("POST", parURL, iat: now)], basic: basic)
+        let viaProof = try await oauth.authorizeAndDecide([("client_id", "web-app"), ("request_uri", try #require(proved.json["request_uri"] as? String))])
+        let proofFields = [("grant_type", "authorization_code"), ("code", try #require(viaProof.query["code"])), ("redirect_uri", OAuthFixture.redirect)]
+        let otherKey = try await form(oauth, "/oauth/token", proofFields, proofs: [other.proof("POST", tokenURL, iat: now)], basic: basic)
+        #expect(otherKey.json["error"] as? String == "invalid_grant")
+        let mismatch = try await form(oauth, "/oauth/par", parRequest + [("dpop_jkt", other.thumbprint)],
+                                      proofs: [key.proof("POST", parURL, iat: now)], basic: basic)
+        #expect(mismatch.status == 400 && mismatch.json["error"] as? String == "invalid_dpop_proof")
     }
 
     @Test func theCodeKeepsItsResourcesAndTheTokenRequestStaysWithinThem() async throws {

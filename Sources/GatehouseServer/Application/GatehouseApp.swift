@@ -131,7 +131,8 @@ public struct GatehouseApp: Sendable {
         let pushed = PushedAuthorizationRequests(store: database.flowStates, registry: services.tokens.registry,
                                                  resources: configuration.oauth.resources, clock: services.clock)
         authorize.pushed = pushed
-        PushedAuthorizationRoutes(pushed: pushed, registry: services.tokens.registry, origins: origins, log: log).register(into: &router)
+        PushedAuthorizationRoutes(pushed: pushed, registry: services.tokens.registry, origins: origins, log: log,
+                                  dpop: DPoPRequests(verifier: services.tokens.dpop, issuer: configuration.oauth.issuer)).register(into: &router)
         authorize.register(into: &router)
         LogoutRoutes(registry: services.tokens.registry, sessions: services.sessions, reader: pages.reader, layout: pages.layout,
                      keys: services.keys, settings: configuration.oauth, audit: services.audit, clock: services.clock)

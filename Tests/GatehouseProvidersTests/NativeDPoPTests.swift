@@ -16,8 +16,8 @@ import Testing
 
     /// A P-256 key making proofs as RFC 9449 §4.2 builds them.
     struct ProofKey {
-        let key: SigningKey
-        init() throws { key = try SigningKey.generate(.es256) }
+        let key: GatehouseCrypto.SigningKey
+        init() throws { key = try GatehouseCrypto.SigningKey.generate(.es256) }
         var thumbprint: String { try! key.publicJWK.publicKey.thumbprint() }
 
         func proof(_ method: String, _ uri: String, iat: Date, accessToken: String? = nil, nonce: String? = nil) -> String {

@@ -195,7 +195,20 @@ import Testing
         }
         // One API at authorize: the token is for it, named again or not; another API is refused.
         let (one, _, v1) = try await publicCode(oauth, [("resource", Self.notes)])
-        #expect(audience(try await redeem(oauth, try #require(one), v1, proof: nil)) == Self.notes)
+        let first = try await redeem(oauth, try #require(one), v1, proof: nil)
+        #expect(audience(first) == Self.notes)
+        // The family keeps what was authorized: its refreshes stay within it too.
+        func refresh(_ token: String, _ resource: String?) async throws -> (status: Int, json: [String: Any], headers: HTTPHeaders) {
+            var fields = [("grant_type", "refresh_token"), ("refresh_token", token), ("client_id", "native-app")]
+            if let resource { fields.append(("resource", resource)) }
+            return try await form(oauth, "/oauth/token", fields)
+        }
+        let refreshToken = try #require(first.json["refresh_token"] as? String)
+        let elsewhere = try await refresh(refreshToken, Self.billing)
+        #expect(elsewhere.status == 400 && elsewhere.json["error"] as? String == "invalid_target")
+        let refreshed = try await refresh(refreshToken, nil)
+        #expect(audience(refreshed) == Self.notes)
+        #expect(audience(try await refresh(try #require(refreshed.json["refresh_token"] as? String), Self.notes)) == Self.notes)
         let (again, _, v2) = try await publicCode(oauth, [("resource", Self.notes)])
         let widened = try await redeem(oauth, try #require(again), v2, proof: nil, resource: Self.billing)
         #expect(widened.status == 400 && widened.json["error"] as? String == "invalid_target")

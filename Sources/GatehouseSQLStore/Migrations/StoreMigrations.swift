@@ -326,10 +326,11 @@ public enum StoreMigrations {
                 CREATE INDEX webauthn_challenges_by_expiry ON webauthn_challenges (expires_at);
                 """),
             // What an authorization request bound its code to: `dpop_jkt` (RFC 9449 §10) and the `resource`
-            // values (RFC 8707), which the code's token request must match.
-            SQLMigration(version: 38, name: "authorization_codes_dpop_jkt_resources", sql: """
+            // values (RFC 8707), which the code's token request — and the refreshes of its family — must stay within.
+            SQLMigration(version: 38, name: "authorization_bindings", sql: """
                 ALTER TABLE authorization_codes ADD COLUMN dpop_jkt TEXT;
                 ALTER TABLE authorization_codes ADD COLUMN resources TEXT;
+                ALTER TABLE refresh_tokens ADD COLUMN resources TEXT;
                 """),
         ]
     }

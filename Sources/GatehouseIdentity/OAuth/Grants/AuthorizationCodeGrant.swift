@@ -72,6 +72,7 @@ struct AuthorizationCodeGrant: Sendable {
         grant.releasesExternalId = true
         request.bind(&grant)
         grant.resource = resource
+        grant.authorizedResources = code.resources
         let response = try await issuer.issue(grant).response
         // A replay that revoked the family before our refresh token was stored revoked nothing in the
         // store yet; its family marker is written first, so checking it now closes that window.
@@ -82,8 +83,9 @@ struct AuthorizationCodeGrant: Sendable {
         return response
     }
 
-    /// The API the access token is for (RFC 8707 §2.2): with `resource` at authorize, the token request may
-    /// name only one of those (and may leave it out when there was exactly one); without, any registered API.
+    /// The API the access token is for (RFC 8707 §2.2): with `resource` at authorize, the token request (and
+    /// every refresh of its family) may name only one of those, and may leave it out when there was exactly
+    /// one; without, any registered API.
     static func resource(_ requested: String?, authorized: [String]) throws(OAuthError) -> String? {
         guard !authorized.isEmpty else { return requested }
         if let requested {

@@ -119,16 +119,21 @@ public struct GatehouseApp: Sendable {
                         clientGrants: { await origins.grantTypes() })
             .register(into: &router)
         NativeSignInRoute(signIn: nativeApple, form: .apple, sessions: services.sessions, cookies: services.webSessions.cookies,
-                          issuer: services.tokens.issuer, publicOrigin: NativeSignInHTTP.origin(of: configuration.publicURL)).register(into: &router)
+                          issuer: services.tokens.issuer, publicOrigin: NativeSignInHTTP.origin(of: configuration.publicURL),
+                          dpop: DPoPRequests(verifier: services.tokens.dpop, issuer: configuration.oauth.issuer)).register(into: &router)
         NativeSignInRoute(signIn: nativeGoogle, form: .google, sessions: services.sessions, cookies: services.webSessions.cookies,
-                           issuer: services.tokens.issuer, publicOrigin: NativeSignInHTTP.origin(of: configuration.publicURL)).register(into: &router)
+                           issuer: services.tokens.issuer, publicOrigin: NativeSignInHTTP.origin(of: configuration.publicURL),
+                          dpop: DPoPRequests(verifier: services.tokens.dpop, issuer: configuration.oauth.issuer)).register(into: &router)
         TokenRoutes(tokens: services.tokens, origins: origins, log: log, issued: metrics.tokensIssued).register(into: &router)
         AdminRoutes(administration: services.administration, tokens: services.tokens, log: log,
                     limiter: RateLimiter(store: services.database.rateLimits, clock: services.clock),
                     limits: configuration.rateLimits.adminAPIPerClient, issuer: configuration.oauth.issuer).register(into: &router)
-        let pushed = PushedAuthorizationRequests(store: database.flowStates, registry: services.tokens.registry, clock: services.clock)
-        PushedAuthorizationRoutes(pushed: pushed, registry: services.tokens.registry, origins: origins, log: log).register(into: &router)
-        AuthorizeRoutes(parser: AuthorizationRequestParser(registry: services.tokens.registry), authorization: services.authorization,
+        let pushed = PushedAuthorizationRequests(store: database.flowStates, registry: services.tokens.registry,
+                                                 resources: configuration.oauth.resources, clock: services.clock)
+        PushedAuthorizationRoutes(pushed: pushed, registry: services.tokens.registry, origins: origins, log: log,
+                                  dpop: DPoPRequests(verifier: services.tokens.dpop, issuer: configuration.oauth.issuer)).register(into: &router)
+        AuthorizeRoutes(parser: AuthorizationRequestParser(registry: services.tokens.registry, resources: configuration.oauth.resources),
+                        authorization: services.authorization,
                         decider: AuthorizationDecider(authorization: services.authorization,
                                                       hints: IDTokenHint(settings: configuration.oauth, keys: services.keys, clock: services.clock)),
                         reader: pages.reader, layout: pages.layout, settings: configuration.oauth, audit: services.audit, clock: services.clock,

@@ -42,7 +42,8 @@ public struct PasskeySignIn: Sendable {
 /// and bound to the flow that asked; credentials unique; counters that go backwards refused and
 /// audited; every refusal audited with its reason.
 public struct WebAuthnCeremonies: Sendable {
-    public let relyingParty: WebAuthnRelyingParty
+    /// Settable inside the module so a native app's ceremony can accept that app's origins (`accepting(origins:)`).
+    public internal(set) var relyingParty: WebAuthnRelyingParty
     let credentials: any WebAuthnCredentialStore
     let challenges: any WebAuthnChallengeStore
     let users: any UserStore

@@ -68,7 +68,7 @@ public struct WebAuthnCeremonies: Sendable {
         self.challengeLifetime = challengeLifetime
     }
 
-    private func issueChallenge(_ ceremony: WebAuthnChallenge.Ceremony, userID: String?, flowBinding: TokenHash,
+    func issueChallenge(_ ceremony: WebAuthnChallenge.Ceremony, userID: String?, flowBinding: TokenHash,
                                 requireUserVerification: Bool) async throws -> [UInt8] {
         let challenge = SecureRandom.bytes(Self.challengeLength)
         let now = clock.now()
@@ -81,7 +81,7 @@ public struct WebAuthnCeremonies: Sendable {
     /// Consumes the challenge named in `clientDataJSON`: it must exist, be unexpired, be for
     /// `ceremony`, and have been issued to the flow holding `flowBinding` (and to `userID` when one
     /// is given). The challenge is gone afterwards whatever the outcome, so a response is answered once.
-    private func consumeChallenge(_ clientDataJSON: [UInt8], ceremony: WebAuthnChallenge.Ceremony, flowBinding: TokenHash,
+    func consumeChallenge(_ clientDataJSON: [UInt8], ceremony: WebAuthnChallenge.Ceremony, flowBinding: TokenHash,
                                   userID: String?) async throws -> WebAuthnChallenge {
         let clientData = try CollectedClientData(json: clientDataJSON)
         guard let challenge = try await challenges.consume(challengeHash: TokenHash(SHA256.hash(clientData.challenge)), now: clock.now()),

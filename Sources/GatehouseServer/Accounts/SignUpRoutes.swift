@@ -48,6 +48,7 @@ extension AccountPages {
             <p class="muted" id="password-hint">At least 10 characters.</p>
             <button type="submit">Create account</button>
             </form>
+            \(PasskeyScreens.signUpForm(csrf: reader.token(for: web)))
             <p>Already have an account? <a href="/sign-in">Sign in</a>.</p>
             """, web: web, status: status)
     }

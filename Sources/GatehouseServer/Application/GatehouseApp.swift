@@ -98,6 +98,8 @@ public struct GatehouseApp: Sendable {
                      applications: ApplicationAccessRevocation(consents: database.consents, revocation: services.tokens.revocation,
                                                                audit: services.audit)).register(into: &router)
         PasskeyRoutes(context: pages, ceremonies: passkeys, recentSignInWindow: 5 * 60).register(into: &router)
+        PasskeySignUpRoutes(context: pages, signUp: PasskeySignUp(accounts: services.accounts, ceremonies: passkeys), links: services.links)
+            .register(into: &router)
         providerWiring.register(into: &router, context: pages, services: services, publicBase: configuration.oauth.issuer)
         NativeRoutes(apps: NativeAppDirectory(registry: services.tokens.registry), handoffs: services.handoffs,
                      confirmations: services.handoffConfirmations, sessions: services.sessions,

@@ -20,6 +20,24 @@ enum PasskeyScreens {
         """
     }
 
+    /// The sign-up page's second way: an account with a passkey and no password (hidden until the script
+    /// finds WebAuthn; the password form above works without it).
+    static func signUpForm(csrf: String) -> HTML {
+        """
+        <section id="passkey-sign-up" data-passkey hidden>
+        <h2>Or use a passkey instead of a password</h2>
+        <form id="passkey-sign-up-form" method="post" action="/sign-up/passkey" data-options-url="/sign-up/passkey/options">
+        \(PageLayout.hidden("csrf_token", csrf))
+        <label for="passkey-email">Email</label><input id="passkey-email" name="email" type="email" autocomplete="email" required>
+        <label for="passkey-display-name">Name <span class="muted">(optional)</span></label><input id="passkey-display-name" name="name" type="text" autocomplete="name">
+        <button type="submit" class="secondary">Create account with a passkey</button>
+        <p class="notice error" role="alert" data-passkey-error hidden></p>
+        </form>
+        </section>
+        \(script)
+        """
+    }
+
     /// The account page's "Passkeys" section.
     static func accountSection(_ credentials: [WebAuthnCredential], csrf: HTML) -> HTML {
         let rows = credentials.map { credential -> HTML in

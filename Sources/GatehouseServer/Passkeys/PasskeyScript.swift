@@ -1,6 +1,6 @@
 /// `/assets/gatehouse-passkeys.js`: the page side of the WebAuthn ceremonies. The sign-in page's
 /// "Sign in with a passkey" button and conditional mediation (the browser offers passkeys in the email
-/// field's autofill), and the account page's "Add a passkey" form. Options come from and answers go to
+/// field's autofill), the sign-up page's passkey form, and the account page's "Add a passkey" form. Options come from and answers go to
 /// Gatehouse as forms carrying the page's CSRF token; without WebAuthn the passkey parts stay hidden.
 enum PasskeyScript {
     static let source = #"""
@@ -64,6 +64,23 @@ enum PasskeyScript {
         window.location.assign(answer.redirect);
       };
 
+      // Sign-up with a passkey: the address and name go with both steps (the challenge is bound to the address).
+      const signUp = async (form) => {
+        const fields = { csrf_token: csrf(form), email: form.querySelector('[name="email"]').value,
+                         name: form.querySelector('[name="name"]').value };
+        const options = (await post(form.dataset.optionsUrl, fields)).publicKey;
+        const credential = await navigator.credentials.create({ publicKey: {
+          challenge: decode(options.challenge), rp: options.rp, timeout: options.timeout, attestation: options.attestation,
+          user: { id: decode(options.user.id), name: options.user.name, displayName: options.user.displayName },
+          pubKeyCredParams: options.pubKeyCredParams, authenticatorSelection: options.authenticatorSelection,
+        } });
+        const r = credential.response;
+        const answer = await post(form.action, { ...fields, credential_id: encode(credential.rawId),
+          client_data_json: encode(r.clientDataJSON), attestation_object: encode(r.attestationObject),
+          transports: (r.getTransports ? r.getTransports() : []).join(" ") });
+        window.location.assign(answer.redirect);
+      };
+
       const setup = () => {
         if (!window.PublicKeyCredential) return;
         document.querySelectorAll("[data-passkey]").forEach((element) => { element.hidden = false; });
@@ -86,6 +103,12 @@ enum PasskeyScript {
         signIn(section, "optional").catch((error) => showError(section, describe(error)));
       });
       document.addEventListener("submit", (event) => {
+        const joining = event.target.closest("#passkey-sign-up-form");
+        if (joining) {
+          event.preventDefault();
+          signUp(joining).catch((error) => showError(joining, describe(error)));
+          return;
+        }
         const form = event.target.closest("#passkey-add");
         if (!form) return;
         event.preventDefault();

@@ -80,6 +80,8 @@ extension AccountPages {
             <input id="password" name="password" type="password" autocomplete="current-password">
             <p class="muted">Did someone else create this account with your address, or do you not remember the password?
             Leave it empty: confirming then removes the password and everything attached to the account, and you choose a new password.</p>
+            <p class="muted" id="verify-with-passkey">Created the account with a passkey? <a href="/sign-in?return_to=\(PercentDecoding.encode("/email/verify/" + token))">Sign in with it</a>
+            first: confirming while signed in keeps it.</p>
             """)
             <button type="submit">Confirm my email address</button></form>
             """, web: web, status: status)

@@ -104,15 +104,12 @@ enum PasskeyScript {
 
       const setup = () => {
         const bridge = nativeBridge();
-        if (bridge) {
-          const section = document.getElementById("passkey-sign-in");
-          if (section) section.hidden = false;
-          return;
-        }
+        const signInSection = document.getElementById("passkey-sign-in");
+        if (bridge && signInSection) signInSection.hidden = false;
         if (!window.PublicKeyCredential) return;
         document.querySelectorAll("[data-passkey]").forEach((element) => { element.hidden = false; });
         const section = document.getElementById("passkey-sign-in");
-        if (section && !section.dataset.conditional && PublicKeyCredential.isConditionalMediationAvailable) {
+        if (!bridge && section && !section.dataset.conditional && PublicKeyCredential.isConditionalMediationAvailable) {
           section.dataset.conditional = "started";
           PublicKeyCredential.isConditionalMediationAvailable().then((available) => {
             if (available) signIn(section, "conditional").catch((error) => {

@@ -86,7 +86,7 @@ import Testing
         #expect(status.status == 200 && status.text.contains("ada@example.com"))
         let user = try #require(try await gatehouse.database.users.find(email: "ada@example.com"))
         let sessions = try await gatehouse.database.sessions.list(userId: user.id, now: gatehouse.clock.now)
-        #expect(sessions.filter { $0.authMethods == ["hwk", "user", "mfa"] }.count == 2, "the web's and the app's")
+        #expect(sessions.filter { $0.authMethods == ["hwk", "user", "mfa"] }.count == 1, "the app's passkey session beside the web's password one")
         let audit = try await gatehouse.database.auditLog.list(userId: user.id, limit: 50)
         #expect(audit.contains { $0.event.type == "sign_in.succeeded" && $0.event.details["via"] == "native_passkey" })
     }

@@ -169,8 +169,10 @@ public struct EmailLinks: Sendable {
         }
         let keeping = presentedSession.flatMap { $0.userId == user.id ? $0.token : nil }
         // A passkey sign-up has no password to show: its creator proves it by confirming while signed in with the passkey.
-        let hasPasskeys = user.passwordHash == nil && !user.emailVerified && keeping == nil
-            && !(try await database.webAuthnCredentials.credentials(userID: user.id)).isEmpty
+        var hasPasskeys = false
+        if user.passwordHash == nil, !user.emailVerified, keeping == nil {
+            hasPasskeys = !(try await database.webAuthnCredentials.credentials(userID: user.id)).isEmpty
+        }
         var creator = keeping != nil || (user.passwordHash == nil && !hasPasskeys) || user.emailVerified
         if !creator, let password, !password.isEmpty {
             try await accounts.limitPasswordCheck(userId: user.id, context: context)

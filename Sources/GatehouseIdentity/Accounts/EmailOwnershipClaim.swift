@@ -25,9 +25,9 @@ public struct EmailOwnershipClaim: Sendable {
     /// - Parameters:
     ///   - keepingSessionToken: a session of this account that presented the proof, kept alive.
     ///   - via: `verify_link` or `password_reset`, for the audit log.
-    @discardableResult
     ///   - clearingPassword: the prover did not show they set the account's password or passkeys: they go too.
     ///   - clearingPasskeys: the passkeys go (by default with the password; a password reset replaced the password).
+    @discardableResult
     public func claim(_ user: User, keepingSessionToken: String?, via: String, clearingPassword: Bool = false,
                       clearingPasskeys: Bool? = nil, context: ClientContext) async throws -> User {
         guard !user.emailVerified else { return user }

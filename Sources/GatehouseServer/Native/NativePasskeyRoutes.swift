@@ -42,7 +42,7 @@ struct NativePasskeyRoutes: Sendable {
         }
     }
 
-    private func fields(_ request: Request) throws -> [String: String] {
+    private func parsedFields(_ request: Request) throws -> [String: String] {
         // Native code sends no Origin; a page elsewhere must not start or finish a ceremony for this browser.
         if let origin = request.headers["Origin"], origin != publicOrigin {
             throw NativeSignInHTTP.invalid("Cross-origin requests are not accepted here.", status: 403, reason: "foreign_origin")
@@ -50,7 +50,7 @@ struct NativePasskeyRoutes: Sendable {
         return try NativeSignInHTTP.parse(request)
     }
 
-    private func app(_ fields: [String: String]) async throws -> NativeApp {
+    private func registeredApp(_ fields: [String: String]) async throws -> NativeApp {
         let id = try NativeSignInHTTP.required("app", fields)
         guard let app = try await apps.app(id) else {
             throw NativeSignInHTTP.invalid("\(id.prefix(80)) is not a registered native app.", code: .invalidClient, reason: "unknown_app")
@@ -59,8 +59,8 @@ struct NativePasskeyRoutes: Sendable {
     }
 
     private func options(_ request: Request) async throws -> Response {
-        let fields = try fields(request)
-        let app = try await app(fields)
+        let fields = try parsedFields(request)
+        let app = try await registeredApp(fields)
         guard let started = try await signIn.start(app: app) else {
             throw NativeSignInHTTP.invalid("This app registers no apple_app_ids or android_cert_fingerprints, so no platform can use passkeys for it.",
                                            code: .unauthorizedClient, reason: "no_passkey_origin")
@@ -73,14 +73,14 @@ struct NativePasskeyRoutes: Sendable {
     }
 
     private func finish(_ request: Request) async throws -> Response {
-        let fields = try fields(request)
+        let fields = try parsedFields(request)
         let wantsTokens: Bool
         switch fields["response"] ?? "session" {
         case "session": wantsTokens = false
         case "tokens": wantsTokens = true
         default: throw NativeSignInHTTP.invalid("response must be session or tokens.", reason: "bad_response_type")
         }
-        let app = try await app(fields)
+        let app = try await registeredApp(fields)
         let ceremony = try NativeSignInHTTP.required("ceremony", fields)
         let assertion = try Self.assertion(fields)
         // Scope and client authentication before the assertion is spent: a refused request leaves the challenge usable.

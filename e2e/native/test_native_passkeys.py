@@ -55,13 +55,15 @@ def account_with_passkey(server, email):
     answer = web.post(server.url + "/sign-up", data={"csrf_token": hidden(page.text, "csrf_token"), "email": email, "name": "Ada",
                                                        "password": PASSWORD}, allow_redirects=False)
     assert answer.status_code == 303, answer.text[:300]
-    link = server.wait_for_link(email, "/email/verify/")
-    confirm = web.get(link)
-    assert web.post(link, data={"csrf_token": hidden(confirm.text, "csrf_token")}, allow_redirects=False).status_code == 303
     page = web.get(server.url + "/sign-in")
     answer = web.post(server.url + "/sign-in", data={"csrf_token": hidden(page.text, "csrf_token"), "email": email,
                                                        "password": PASSWORD}, allow_redirects=False)
     assert answer.status_code == 303, answer.text[:300]
+    # Confirmed in the signed-in session: the creator keeps the password.
+    link = server.wait_for_link(email, "/email/verify/")
+    confirm = web.get(link)
+    verified = web.post(link, data={"csrf_token": hidden(confirm.text, "csrf_token")}, allow_redirects=False)
+    assert verified.status_code == 303 and verified.headers["Location"].endswith("/account?notice=email-verified"), verified.text[:300]
     csrf = hidden(web.get(server.url + "/account").text, "csrf_token")
     options = web.post(server.url + "/account/passkeys/options", data={"csrf_token": csrf}).json()["publicKey"]
     authenticator = Authenticator(server.rp_id)

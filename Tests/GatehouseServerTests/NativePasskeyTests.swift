@@ -38,6 +38,11 @@ import Testing
         }
     }
 
+    /// One member of an audit entry's details (a JSON object).
+    static func detail(_ record: AuditRecord, _ key: String) -> String? {
+        (try? JSONSerialization.jsonObject(with: Data(record.event.details.utf8)) as? [String: Any])?[key] as? String
+    }
+
     static func json(_ response: TestResponse) throws -> [String: Any] {
         try #require(try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])
     }
@@ -88,7 +93,7 @@ import Testing
         let sessions = try await gatehouse.database.sessions.list(userId: user.id, now: gatehouse.clock.now)
         #expect(sessions.filter { $0.authMethods == ["hwk", "user", "mfa"] }.count == 1, "the app's passkey session beside the web's password one")
         let audit = try await gatehouse.database.auditLog.list(userId: user.id, limit: 50)
-        #expect(audit.contains { $0.event.type == "sign_in.succeeded" && $0.event.details["via"] == "native_passkey" })
+        #expect(audit.contains { $0.event.type == "sign_in.succeeded" && Self.detail($0, "via") == "native_passkey" })
     }
 
     @Test func androidAssertionSignsInWithTokens() async throws {
@@ -111,9 +116,9 @@ import Testing
         let gatehouse = try await Self.gatehouse()
         let app = gatehouse.browser()
         let form = try await app.post("/native/passkey/options", [("app", Self.app)])
-        #expect(form.status == 200 && (try Self.json(form)["ceremony"] as? String)?.utf8.count == 43)
+        #expect(try form.status == 200 && (Self.json(form)["ceremony"] as? String)?.utf8.count == 43)
         let text = try await app.send(.post, "/native/passkey/options", headers: ["Content-Type": "text/plain"], body: Array("app".utf8))
-        #expect(text.status == 415 && (try Self.json(text)["error"] as? String) == "invalid_request")
+        #expect(try text.status == 415 && (Self.json(text)["error"] as? String) == "invalid_request")
     }
 
     enum Attack: String, CaseIterable, Sendable {
@@ -141,7 +146,7 @@ import Testing
             let first = try authenticator.assert(challenge: challenge, origin: origin)
             #expect(try await Self.post(app, "/native/passkey", Self.fields(first, ceremony: ceremony)).status == 200)
             let replay = try await Self.post(app, "/native/passkey", Self.fields(first, ceremony: ceremony))
-            #expect(replay.status == 400 && (try Self.json(replay)["error"] as? String) == "invalid_grant")
+            #expect(try replay.status == 400 && (Self.json(replay)["error"] as? String) == "invalid_grant")
             #expect(try await gatehouse.database.sessions.list(userId: user.id, now: gatehouse.clock.now).count == sessionsBefore + 1)
             return
         case .webOrigin: origin = "http://127.0.0.1:8080"; expected.reason = "wrong_origin"
@@ -170,12 +175,12 @@ import Testing
             (ceremony, challenge) = try await Self.options(app, app: "other-app")
             expected.reason = "unknown_challenge"
         case .wrongCeremony: ceremony = SecureRandom.token(); expected.reason = "unknown_challenge"
-        case .foreignOriginHeader: headers["Origin"] = "https://evil.example"; expected = (403, "invalid_request", nil)
+        case .foreignOriginHeader: headers.set("Origin", "https://evil.example"); expected = (403, "invalid_request", nil)
         case .unknownApp: appID = "nobody"; expected = (400, "invalid_client", nil)
         case .malformedField: expected = (400, "invalid_request", nil)
         case .appWithoutPasskeyOrigins:
             let refused = try await Self.post(app, "/native/passkey/options", ["app": "no-passkeys"])
-            #expect(refused.status == 400 && (try Self.json(refused)["error"] as? String) == "unauthorized_client")
+            #expect(try refused.status == 400 && (Self.json(refused)["error"] as? String) == "unauthorized_client")
             return
         }
         // Counter regression: a first sign-in moves the stored counter forward, then an older count comes.
@@ -197,7 +202,7 @@ import Testing
         if let reason = expected.reason {
             // Refusals before the credential is known (an unknown challenge) name no user: search by type.
             let audit = try await gatehouse.database.auditLog.search(AuditQuery(types: ["passkey.sign_in_failed"]))
-            #expect(audit.contains { $0.event.type == "passkey.sign_in_failed" && $0.event.details["reason"] == reason }, "\(attack)")
+            #expect(audit.contains { $0.event.type == "passkey.sign_in_failed" && Self.detail($0, "reason") == reason }, "\(attack)")
         }
         // Whatever was refused, the challenge is spent: the genuine assertion for it fails too.
         if expected.reason != nil, attack != .challengeFromTheWeb, attack != .challengeOfAnotherApp, attack != .wrongCeremony {

@@ -73,7 +73,7 @@ import Testing
         let owner = try #require(try await gatehouse.database.users.find(email: "ada@example.com"))
         let authenticator = SoftwareAuthenticator(rpID: "127.0.0.1", origin: Self.origin)
         let (finished, _) = try await signUp(gatehouse.browser(ip: "10.0.0.9"), authenticator, email: "ada@example.com")
-        #expect(finished.status == 200 && (try json(finished)["redirect"] as? String) == "/sign-up/check-email")
+        #expect(try finished.status == 200 && (json(finished)["redirect"] as? String) == "/sign-up/check-email")
         #expect(try await gatehouse.database.webAuthnCredentials.credentials(userID: owner.id).isEmpty)
         #expect(try await gatehouse.database.webAuthnCredentials.credential(id: authenticator.credentials[0].id) == nil)
         #expect(gatehouse.mailer.sent.count >= 2, "the owner is told by mail")
@@ -96,7 +96,7 @@ import Testing
         #expect(user.emailVerified)
         #expect(try await gatehouse.database.webAuthnCredentials.credentials(userID: user.id).isEmpty)
         let claims = try await gatehouse.database.auditLog.list(userId: user.id, limit: 50).filter { $0.event.type == "account.claimed" }
-        #expect(claims.first?.event.details["passkeys_removed"] == "1")
+        #expect(claims.first.map { NativePasskeyTests.detail($0, "passkeys_removed") } == "1")
         // The attacker's passkey no longer signs in.
         #expect(try await PasskeyRouteTests().passkeySignIn(attackerBrowser, attacker).status == 400)
     }
@@ -112,9 +112,9 @@ import Testing
         let browser = gatehouse.browser()
         let csrf = try #require(BrowserLikeClient.hiddenField("csrf_token", in: try await browser.get("/sign-up").text))
         let refused = try await browser.post("/sign-up/passkey/options", [("csrf_token", csrf), ("email", "not an address"), ("name", "")])
-        #expect(refused.status == 422 && (try json(refused)["error"] as? String)?.isEmpty == false)
+        #expect(try refused.status == 422 && (json(refused)["error"] as? String)?.isEmpty == false)
         // A forged CSRF token is refused as JSON.
         let forged = try await browser.post("/sign-up/passkey/options", [("csrf_token", "forged"), ("email", "ada@example.com")])
-        #expect(forged.status == 403 && (try json(forged)["error"] as? String) != nil)
+        #expect(try forged.status == 403 && (json(forged)["error"] as? String) != nil)
     }
 }

@@ -112,6 +112,24 @@ import Testing
         #expect(claims["amr"] == .array([.string("hwk"), .string("user"), .string("mfa")]))
     }
 
+    /// The association files name the registered app for credentials: iOS `webcredentials.apps`, Android
+    /// `delegate_permission/common.get_login_creds` beside `handle_all_urls`, with the package and the fingerprint.
+    @Test func theServedAssociationFilesNameTheAppForPasskeys() async throws {
+        let gatehouse = try await Self.gatehouse()
+        let apple = try await gatehouse.browser().get("/.well-known/apple-app-site-association")
+        #expect(apple.status == 200 && apple.headers["Content-Type"]?.hasPrefix("application/json") == true)
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(apple.body)) as? [String: Any])
+        let apps = try #require((document["webcredentials"] as? [String: Any])?["apps"] as? [String])
+        #expect(apps.contains("ABCDE12345.com.example.app") && apps.contains("ABCDE12345.com.example.other"))
+        let android = try await gatehouse.browser().get("/.well-known/assetlinks.json")
+        #expect(android.status == 200)
+        let statements = try #require(try JSONSerialization.jsonObject(with: Data(android.body)) as? [[String: Any]])
+        let statement = try #require(statements.first { ($0["target"] as? [String: Any])?["package_name"] as? String == "com.example.app" })
+        #expect(Set(statement["relation"] as? [String] ?? []) == ["delegate_permission/common.handle_all_urls",
+                                                                   "delegate_permission/common.get_login_creds"])
+        #expect((statement["target"] as? [String: Any])?["sha256_cert_fingerprints"] as? [String] == [Self.fingerprint])
+    }
+
     @Test func formBodiesWorkAndTheWrongMediaTypeIsRefused() async throws {
         let gatehouse = try await Self.gatehouse()
         let app = gatehouse.browser()

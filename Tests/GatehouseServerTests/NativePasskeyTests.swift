@@ -23,19 +23,23 @@ import Testing
     }
     static let iosOrigin = "https://127.0.0.1"
 
+    static let registrations = [
+        ClientRegistration(id: app, name: "Passkey App", kind: .public, redirectURIs: ["com.example.app:/oauth"], firstParty: true,
+                           metadata: #"{"callback_schemes": ["exampleapp"], "apple_app_ids": ["ABCDE12345.com.example.app"], "package_names": ["com.example.app"], "android_cert_fingerprints": ["\#(fingerprint)"]}"#),
+        ClientRegistration(id: "other-app", name: "Other App", kind: .public, redirectURIs: ["com.example.other:/oauth"], firstParty: true,
+                           metadata: #"{"callback_schemes": ["otherapp"], "apple_app_ids": ["ABCDE12345.com.example.other"]}"#),
+        ClientRegistration(id: "no-passkeys", name: "Plain App", kind: .public, redirectURIs: ["com.example.plain:/oauth"],
+                           metadata: #"{"callback_schemes": ["plainapp"]}"#),
+    ]
+
+    /// The apps in the configuration (which the association files are built from) and in the client store
+    /// (which the serve command fills from the configuration at start-up).
     static func gatehouse() async throws -> TestGatehouse {
-        try await TestGatehouse.make { configuration in
-            configuration.clients.append(ConfiguredClient(registration: ClientRegistration(
-                id: app, name: "Passkey App", kind: .public, redirectURIs: ["com.example.app:/oauth"], firstParty: true,
-                metadata: #"{"callback_schemes": ["exampleapp"], "apple_app_ids": ["ABCDE12345.com.example.app"], "package_names": ["com.example.app"], "android_cert_fingerprints": ["\#(fingerprint)"]}"#),
-                secret: nil))
-            configuration.clients.append(ConfiguredClient(registration: ClientRegistration(
-                id: "other-app", name: "Other App", kind: .public, redirectURIs: ["com.example.other:/oauth"], firstParty: true,
-                metadata: #"{"callback_schemes": ["otherapp"], "apple_app_ids": ["ABCDE12345.com.example.other"]}"#), secret: nil))
-            configuration.clients.append(ConfiguredClient(registration: ClientRegistration(
-                id: "no-passkeys", name: "Plain App", kind: .public, redirectURIs: ["com.example.plain:/oauth"],
-                metadata: #"{"callback_schemes": ["plainapp"]}"#), secret: nil))
+        let gatehouse = try await TestGatehouse.make { configuration in
+            configuration.clients += registrations.map { ConfiguredClient(registration: $0, secret: nil) }
         }
+        for registration in registrations { _ = try await gatehouse.app.services.tokens.registry.register(registration) }
+        return gatehouse
     }
 
     /// One member of an audit entry's details (a JSON object).

@@ -103,6 +103,8 @@ public struct GatehouseApp: Sendable {
                      applications: ApplicationAccessRevocation(consents: database.consents, revocation: services.tokens.revocation,
                                                                audit: services.audit)).register(into: &router)
         PasskeyRoutes(context: pages, ceremonies: passkeys, recentSignInWindow: 5 * 60).register(into: &router)
+        PasskeySignUpRoutes(context: pages, signUp: PasskeySignUp(accounts: services.accounts, ceremonies: passkeys), links: services.links)
+            .register(into: &router)
         providerWiring.register(into: &router, context: pages, services: services, publicBase: configuration.oauth.issuer)
         NativeRoutes(apps: NativeAppDirectory(registry: services.tokens.registry), handoffs: services.handoffs,
                      confirmations: services.handoffConfirmations, sessions: services.sessions,
@@ -124,6 +126,9 @@ public struct GatehouseApp: Sendable {
         NativeSignInRoute(signIn: nativeGoogle, form: .google, sessions: services.sessions, cookies: services.webSessions.cookies,
                            issuer: services.tokens.issuer, publicOrigin: NativeSignInHTTP.origin(of: configuration.publicURL),
                           dpop: DPoPRequests(verifier: services.tokens.dpop, issuer: configuration.oauth.issuer)).register(into: &router)
+        NativePasskeyRoutes(apps: NativeAppDirectory(registry: services.tokens.registry), signIn: NativePasskeySignIn(ceremonies: passkeys),
+                            sessions: services.sessions, cookies: services.webSessions.cookies, issuer: services.tokens.issuer,
+                            audit: services.audit, publicOrigin: NativeSignInHTTP.origin(of: configuration.publicURL)).register(into: &router)
         TokenRoutes(tokens: services.tokens, origins: origins, log: log, issued: metrics.tokensIssued).register(into: &router)
         AdminRoutes(administration: services.administration, tokens: services.tokens, log: log,
                     limiter: RateLimiter(store: services.database.rateLimits, clock: services.clock),

@@ -104,7 +104,7 @@ def test_a_link_ticket_sent_to_a_victim_links_nothing(make_app, gatehouse, answe
         victim.evaluate(f"""localStorage.setItem("gatehouse.handoff", JSON.stringify(
             {{ verifier: "victim-own-verifier-0123456789abcdefghijklmnopqrstu", challenge: "x", app: {json.dumps(APP)}, created: Date.now() }}))""")
         redeem = gatehouse.url + "/native/redeem?" + urllib.parse.urlencode({"token": query["token"]})
-        victim.run_on_main(victim.visible_web_view().load, redeem)
+        victim.run_on_main(victim.visible_web_view.load, redeem)
         victim.wait_for_page("document.body.innerText.includes('started somewhere else')", timeout=20)
     assert providers_of(attacker, gatehouse) == ["github"], "the victim's Google is not the attacker's"
     assert providers_of(victim, gatehouse) == ["github"]

@@ -37,6 +37,7 @@ struct NativeHandoffCompletion: ProviderCompletion {
     }
 
     func complete(user: User, ticket: ProviderFlowStore.Ticket, request: Request, web: WebSession) async throws -> Response {
+<<<<<<< HEAD
         let (native, app) = try await resolve(ticket.flow)
         return try await handOff(userId: user.id, native: native, app: app, ticket: ticket, returnTo: ReturnPath.validated(ticket.flow.returnTo),
                                  link: nil, question: "Continue to \(app.name)?", body: """
@@ -78,11 +79,34 @@ struct NativeHandoffCompletion: ProviderCompletion {
         let id = try await confirmations.hold(pending)
         var response = Response.html(layout.render(title: question, body: """
             \(body)
+=======
+        guard let native = ticket.flow.native, let app = try await apps.app(native["app"]), let challenge = native["challenge"],
+              let callback = app.callback(named: native["callback"]) else {
+            throw HTTPError(.badRequest, "This app is no longer registered for signing in.")
+        }
+        let link = native["link_user"] != nil
+        let returnTo = link ? "/account?notice=identity-linked" : ReturnPath.validated(ticket.flow.returnTo)
+        if NativeApp.isAssured(callback: callback) {
+            let token = try await handoffs.mint(userId: user.id, appID: app.clientID, challenge: challenge, authMethods: [ticket.provider],
+                                                returnTo: returnTo, link: link)
+            return Self.redirect(app.callbackURL([("token", token)], callback: callback))
+        }
+        let pending = HandoffConfirmations.Pending(userId: user.id, appID: app.clientID, challenge: challenge, methods: [ticket.provider],
+                                                   returnTo: returnTo, browserBinding: ticket.flow.browserBinding ?? "", callback: callback,
+                                                   link: link)
+        let id = try await confirmations.hold(pending)
+        let t = web.texts
+        let question = link ? t("native.link_question", ["provider": ticket.provider.capitalized, "app": app.name])
+            : t("native.continue_question", ["app": app.name])
+        var response = Response.html(layout.render(title: question, body: """
+            <p>\(t.html("native.signed_in_as", ["user": "<strong>\(userLabel(user))</strong>", "app": "\(app.name)"]))</p>
+            <p class="muted">\(t("native.only_if", ["app": app.name]))</p>
+>>>>>>> main
             <form method="post" action="/native/confirm" id="native-confirm">
             <input type="hidden" name="csrf_token" value="\(reader.token(for: web))"><input type="hidden" name="confirmation" value="\(id)">
-            <button type="submit" name="decision" value="continue">Continue to \(app.name)</button>
-            <button type="submit" name="decision" value="cancel" class="secondary">Cancel</button></form>
-            """))
+            <button type="submit" name="decision" value="continue">\(t("native.continue", ["app": app.name]))</button>
+            <button type="submit" name="decision" value="cancel" class="secondary">\(t["native.cancel"])</button></form>
+            """, texts: t))
         if let cookie = web.newCSRFCookie { response.setCookie(cookie) }
         response.noStore()
         return response

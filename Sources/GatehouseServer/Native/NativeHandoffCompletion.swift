@@ -37,23 +37,24 @@ struct NativeHandoffCompletion: ProviderCompletion {
     }
 
     func complete(user: User, ticket: ProviderFlowStore.Ticket, request: Request, web: WebSession) async throws -> Response {
-<<<<<<< HEAD
         let (native, app) = try await resolve(ticket.flow)
+        let t = web.texts
         return try await handOff(userId: user.id, native: native, app: app, ticket: ticket, returnTo: ReturnPath.validated(ticket.flow.returnTo),
-                                 link: nil, question: "Continue to \(app.name)?", body: """
-            <p>You are signed in as <strong>\(userLabel(user))</strong>. \(app.name) will be signed in as you.</p>
-            <p class="muted">Continue only if you just started signing in from \(app.name).</p>
+                                 link: nil, question: t("native.continue_question", ["app": app.name]), body: """
+            <p>\(t.html("native.signed_in_as", ["user": "<strong>\(userLabel(user))</strong>", "app": "\(app.name)"]))</p>
+            <p class="muted">\(t("native.only_if", ["app": app.name]))</p>
             """, web: web)
     }
 
     func holdLink(into userId: String, ticket: ProviderFlowStore.Ticket, request: Request, web: WebSession) async throws -> Response? {
         let (native, app) = try await resolve(ticket.flow)
-        let provider = ticket.identity.provider.capitalized
-        let account = ticket.identity.email.map { " (\($0))" } ?? ""
+        let t = web.texts
+        // The provider account being added, so someone sent this link sees whose it would be.
+        let account: HTML = ticket.identity.email.map { "<p><strong>\($0)</strong></p>" } ?? ""
         return try await handOff(userId: userId, native: native, app: app, ticket: ticket, returnTo: "/account?notice=identity-linked",
-                                 link: ticket.identity, question: "Link \(provider) to your account in \(app.name)?", body: """
-            <p>\(app.name) asked to add this \(provider) account\(account) as a way to sign in to your account.</p>
-            <p class="muted">Continue only if you just chose “Link \(provider)” in \(app.name). Nothing is linked until \(app.name) finishes it.</p>
+                                 link: ticket.identity,
+                                 question: t("native.link_question", ["provider": ticket.identity.provider.capitalized, "app": app.name]), body: """
+            \(account)<p class="muted">\(t("native.only_if", ["app": app.name]))</p>
             """, web: web)
     }
 
@@ -77,31 +78,9 @@ struct NativeHandoffCompletion: ProviderCompletion {
                                                    returnTo: returnTo, browserBinding: ticket.flow.browserBinding ?? "",
                                                    callback: native.callback, link: link)
         let id = try await confirmations.hold(pending)
+        let t = web.texts
         var response = Response.html(layout.render(title: question, body: """
             \(body)
-=======
-        guard let native = ticket.flow.native, let app = try await apps.app(native["app"]), let challenge = native["challenge"],
-              let callback = app.callback(named: native["callback"]) else {
-            throw HTTPError(.badRequest, "This app is no longer registered for signing in.")
-        }
-        let link = native["link_user"] != nil
-        let returnTo = link ? "/account?notice=identity-linked" : ReturnPath.validated(ticket.flow.returnTo)
-        if NativeApp.isAssured(callback: callback) {
-            let token = try await handoffs.mint(userId: user.id, appID: app.clientID, challenge: challenge, authMethods: [ticket.provider],
-                                                returnTo: returnTo, link: link)
-            return Self.redirect(app.callbackURL([("token", token)], callback: callback))
-        }
-        let pending = HandoffConfirmations.Pending(userId: user.id, appID: app.clientID, challenge: challenge, methods: [ticket.provider],
-                                                   returnTo: returnTo, browserBinding: ticket.flow.browserBinding ?? "", callback: callback,
-                                                   link: link)
-        let id = try await confirmations.hold(pending)
-        let t = web.texts
-        let question = link ? t("native.link_question", ["provider": ticket.provider.capitalized, "app": app.name])
-            : t("native.continue_question", ["app": app.name])
-        var response = Response.html(layout.render(title: question, body: """
-            <p>\(t.html("native.signed_in_as", ["user": "<strong>\(userLabel(user))</strong>", "app": "\(app.name)"]))</p>
-            <p class="muted">\(t("native.only_if", ["app": app.name]))</p>
->>>>>>> main
             <form method="post" action="/native/confirm" id="native-confirm">
             <input type="hidden" name="csrf_token" value="\(reader.token(for: web))"><input type="hidden" name="confirmation" value="\(id)">
             <button type="submit" name="decision" value="continue">\(t("native.continue", ["app": app.name]))</button>

@@ -110,7 +110,7 @@ public struct GatehouseApp: Sendable {
                      confirmations: services.handoffConfirmations, sessions: services.sessions,
                      reader: pages.reader, layout: pages.layout, audit: services.audit,
                      completion: HandoffCompletion(handoffs: services.handoffs, users: database.users, sessions: services.sessions,
-                                                   audit: services.audit),
+                                                   linker: providerWiring.makeLinker(), audit: services.audit),
                      pathConfiguration: PathConfiguration(rules: configuration.nativePathRules, publicURL: configuration.publicURL),
                      associations: AppSiteAssociations(apps: configuration.clients.compactMap { NativeApp(registration: $0.registration) }),
                      enabledProviders: providerWiring.registry.providers.map(\.id),

@@ -85,8 +85,8 @@ function providerAction(form) {
   return match ? { provider: match[1], link: Boolean(match[2]) } : null;
 }
 
-async function linkTicket(form, app) {
-  const body = new URLSearchParams({ csrf_token: (form.querySelector('input[name="csrf_token"]') || {}).value || "", app });
+async function linkTicket(form, app, challenge) {
+  const body = new URLSearchParams({ csrf_token: (form.querySelector('input[name="csrf_token"]') || {}).value || "", app, challenge });
   const response = await fetch(BASE + "native/link-ticket", { method: "POST", body, credentials: "same-origin", referrerPolicy: "same-origin",
                                                               headers: { Accept: "application/json" } });
   const json = await response.json().catch(() => ({}));
@@ -102,7 +102,7 @@ async function startNativeSignIn(form) {
   const start = new URLSearchParams({ provider: action.provider, app, challenge });
   const returnTo = (form.querySelector('input[name="return_to"]') || {}).value || "";
   if (returnTo) start.set("return_to", returnTo);
-  if (action.link) start.set("link", await linkTicket(form, app));
+  if (action.link) start.set("link", await linkTicket(form, app, challenge));
   localStorage.setItem(STORAGE_KEY, JSON.stringify({ verifier, challenge, app, created: Date.now() }));
   const data = { startPath: BASE + "native/start?" + start.toString(), redeemPath: BASE + "native/redeem",
                  provider: action.provider, metadata: { url: location.href } };

@@ -62,7 +62,7 @@ struct AuthorizationCodeGrant: Sendable {
                                authMethods: code.authMethods, nonce: code.nonce, familyId: code.issuedFamilyId ?? familyId,
                                issueRefreshToken: request.client.receivesRefreshToken(for: scope))
         grant.sessionBound = true
-        grant.releasesExternalId = true
+        grant.releasesProductUserId = true
         request.bind(&grant)
         let response = try await issuer.issue(grant).response
         // A replay that revoked the family before our refresh token was stored revoked nothing in the

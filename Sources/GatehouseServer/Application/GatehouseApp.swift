@@ -63,7 +63,12 @@ public struct GatehouseApp: Sendable {
                                         providerTokens: providerWiring.revocations)
         let outboundAttempts = metrics.outboundDeliveries
         let branding = configuration.branding ?? .standard(for: configuration.publicURL)
-        let layout = PageLayout(demo: configuration.demo, branding: branding)
+        var languages = Languages(catalogues: Languages.builtIn.catalogues, defaultTag: branding.defaultLanguage)
+        languages.uiLocalesCookie = services.webSessions.cookies.name("ui_locales")
+        services.webSessions.languages = languages
+        services.links.wording = CatalogueMailWording(languages: languages, productName: branding.productName)
+        var layout = PageLayout(demo: configuration.demo, branding: branding)
+        layout.languages = languages
         providers = providerWiring.registry
         providerRevocations = providerWiring.revocations
         self.services = services

@@ -38,7 +38,7 @@ public struct TokenService: Sendable {
         var issuer = TokenIssuer(settings: settings, keys: keys, refreshTokens: database.refreshTokens, clock: clock,
                                  successorKey: successorKey, consents: database.consents)
         issuer.sids = sids
-        issuer.externalIds = database.userImports
+        issuer.productUserIds = database.userImports
         self.issuer = issuer
         revocation = TokenRevocation(refreshTokens: database.refreshTokens, revoked: database.revokedAccessTokens,
                                      settings: settings, clock: clock)
@@ -197,7 +197,7 @@ public struct TokenService: Sendable {
         var result = UserClaims.claims(for: user, scope: claims.scope)
         result["sub"] = .string(user.id)
         // Read in the same statement; released where the issuer releases it (a product's import store is set).
-        if issuer.externalIds != nil, let externalId = subject.externalId { result["external_id"] = .string(externalId) }
+        if issuer.productUserIds != nil, let productUserId = subject.productUserId { result["external_id"] = .string(productUserId) }
         return result
     }
 }

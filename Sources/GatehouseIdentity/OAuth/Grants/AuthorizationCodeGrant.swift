@@ -69,7 +69,7 @@ struct AuthorizationCodeGrant: Sendable {
                                authMethods: code.authMethods, nonce: code.nonce, familyId: code.issuedFamilyId ?? familyId,
                                issueRefreshToken: request.client.receivesRefreshToken(for: scope))
         grant.sessionBound = true
-        grant.releasesExternalId = true
+        grant.releasesProductUserId = true
         request.bind(&grant)
         grant.resource = resource
         grant.authorizedResources = code.resources

@@ -55,12 +55,15 @@ public struct GatehouseApp: Sendable {
         // F3: native Sign in with Apple (and Google), as their own endpoints and as the token-exchange grant.
         let nativeApple = providerWiring.nativeAppleSignIn(clients: clients)
         let nativeGoogle = providerWiring.nativeGoogleSignIn(clients: clients)
+        let branding = configuration.branding ?? .standard(for: configuration.publicURL)
+        // Every mail, whoever sends it, goes out multipart and branded.
+        let brandedMailer = BrandedMailer(inner: mailer ?? configuration.smtp.map { SMTPMailer(configuration: $0) } ?? LogMailer(sink: log.sink),
+                                          branding: branding, publicURL: configuration.publicURL)
         var services = IdentityServices(configuration: configuration, database: database, secrets: secrets,
-                                        mailer: mailer ?? configuration.smtp.map { SMTPMailer(configuration: $0) } ?? LogMailer(sink: log.sink), clock: clock, log: log,
+                                        mailer: brandedMailer, clock: clock, log: log,
                                         events: events, audit: audit, clients: clients,
                                         externalIDTokens: NativeIDTokenResolvers(apple: nativeApple, google: nativeGoogle))
         let outboundAttempts = metrics.outboundDeliveries
-        let branding = configuration.branding ?? .standard(for: configuration.publicURL)
         let layout = PageLayout(demo: configuration.demo, branding: branding)
         providers = providerWiring.registry
         providerRevocations = providerWiring.revocations

@@ -52,14 +52,12 @@ extension AccountPages {
         router.get("/account/delete", head: .servedByGet) { request async throws in
             let web = try await reader.read(request)
             guard let active = web.active else { return signInRedirect(request) }
-            return deletePage(web: web, active: active, error: nil)
+            return try await deletePage(web: web, active: active, error: nil)
         }
         router.post("/account/delete") { request async throws in
             let (form, web, active) = try await reader.signedInForm(request)
-            // The password when the page asked for it; otherwise the session's own recent provider sign-in.
-            let password = try field(form, "password")
-            let proof: RecentAuthentication.Proof = password.isEmpty ? .signIn(active.session) : .password(password)
             do {
+                let proof = try proof(form, active: active)
                 let revoking = try await providers.tokensToRevoke(userId: active.user.id)
                 try await accounts.deleteAccount(userId: active.user.id, proof: proof, confirmation: try field(form, "confirm_email", max: 320),
                                                  context: request.clientContext)
@@ -69,35 +67,27 @@ extension AccountPages {
                 return response
             } catch let error as AccountError {
                 let message = error == .invalidCredentials ? "The password is not right; the account was not deleted." : error.message
-                return withRetryAfter(deletePage(web: web, active: active, error: message, status: context.status(for: error)), error)
+                return withRetryAfter(try await deletePage(web: web, active: active, error: message, status: context.status(for: error)), error)
             }
         }
     }
 
-    /// Deleting the account, on its own page: a fresh proof (``RecentAuthentication``) and the email typed.
-    /// A provider-only user is never asked for a password: they sign in with their provider again.
-    func deletePage(web: WebSession, active: ActiveSession, error: String?, status: HTTPStatus = .ok) -> Response {
-        let methods = RecentAuthentication(accounts: accounts, clock: clock).methods(user: active.user, session: active.session)
+    /// Deleting the account, on its own page: a fresh sign-in (``FreshSignIn``) and the email typed.
+    /// A provider-only user is never asked for a password: they sign in with their provider (or passkey) again.
+    func deletePage(web: WebSession, active: ActiveSession, error: String?, status: HTTPStatus = .ok) async throws -> Response {
         let csrf = reader.token(for: web)
-        let canDelete = methods.password || methods.sessionIsRecent
-        let proof: HTML = methods.password ? """
-            <label for="delete_password">Your password</label><input id="delete_password" name="password" type="password" autocomplete="current-password" required>
-            """ : methods.sessionIsRecent ? "<p class=\"muted\">You signed in again just now; that confirms it is you.</p>" : .empty
-        let again: HTML = methods.password || methods.sessionIsRecent ? .empty : """
-            <p>To confirm it is you, sign in again with the provider you use:</p>
-            \(providers.signInButtons(csrf: csrf, returnTo: "/account/delete"))
-            """
-        let form: HTML = !canDelete ? .empty : """
+        let fresh = try await freshSignIn(active: active, csrf: csrf, returnTo: "/account/delete")
+        let form: HTML = fresh.fields.map { fields in """
             <form method="post" action="/account/delete">\(context.hidden("csrf_token", csrf))
-            \(proof)
+            \(fields)
             <label for="confirm_email">Type your email address, <strong>\(active.user.email)</strong>, to confirm</label>
             <input id="confirm_email" name="confirm_email" type="text" autocomplete="off" required>
             <button type="submit" class="danger">Delete my account</button></form>
-            """
+            """ } ?? .empty
         var response = context.page("Delete your account", """
             \(PageLayout.notice(error))
             <p>This deletes your account, ends every session and removes every sign-in method. It cannot be undone.</p>
-            \(again)\(form)
+            \(form)\(fresh.again)
             <p><a href="/account">Keep my account</a></p>
             """, web: web, status: status, csrfToken: csrf)
         response.noStore()
@@ -113,6 +103,10 @@ extension AccountPages {
         "identity-unlinked": "The sign-in method was removed from your account.",
         "passkey-added": "The passkey was added to your account.",
         "passkey-renamed": "The passkey was renamed.", "passkey-removed": "The passkey was removed from your account.",
+        "name-changed": "Your name was saved.",
+        "email-change-sent": "We sent a link to the new address. Your email address changes when you open it.",
+        "email-changed": "Your email address has changed. Every other session has ended.",
+        "password-setup-sent": "We emailed you a link to set a password.",
     ]
 
     func signInRedirect(_ request: Request) -> Response {

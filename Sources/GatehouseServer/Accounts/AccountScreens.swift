@@ -55,11 +55,7 @@ extension PageContext {
             <h2>Sessions</h2>
             <table id="sessions">\(rows)</table>
             <form method="post" action="/account/sessions/end-others">\(csrf)<button type="submit" class="secondary">End all other sessions</button></form>
-            <h2>Change password</h2>
-            <form method="post" action="/account/password">\(csrf)
-            <label for="current_password">Current password</label><input id="current_password" name="current_password" type="password" autocomplete="current-password" required>
-            <label for="new_password">New password</label><input id="new_password" name="new_password" type="password" autocomplete="new-password" minlength="10" required>
-            <button type="submit">Change password</button></form>
+            \(selfServiceSections(user: user, csrf: csrf))
             <h2>Delete account</h2>
             <p><a href="/account/delete">Delete my account…</a> <span class="muted">(asks you to confirm it is you)</span></p>
             """, web: web, status: status, csrfToken: token)

@@ -99,7 +99,8 @@ public struct GatehouseApp: Sendable {
                                 providers: providerWiring.pages, passkeys: passkeys)
         AccountPages(context: pages, accounts: services.accounts, links: services.links, tokens: services.tokens,
                      applications: ApplicationAccessRevocation(consents: database.consents, revocation: services.tokens.revocation,
-                                                               audit: services.audit)).register(into: &router)
+                                                               audit: services.audit),
+                     dataExport: AccountDataExport(database: database, audit: services.audit, clock: services.clock)).register(into: &router)
         PasskeyRoutes(context: pages, ceremonies: passkeys, recentSignInWindow: 5 * 60).register(into: &router)
         providerWiring.register(into: &router, context: pages, services: services, publicBase: configuration.oauth.issuer)
         NativeRoutes(apps: NativeAppDirectory(registry: services.tokens.registry), handoffs: services.handoffs,

@@ -16,8 +16,10 @@ struct ProviderPages: Sendable {
 
     func label(_ provider: String) -> String { buttons.first { $0.id == provider }?.label ?? provider }
 
-    /// One plain POST form per provider (no JavaScript), carrying the CSRF token and `return_to`.
-    func signInButtons(csrf: String, returnTo: String?) -> HTML {
+    /// One plain POST form per provider (no JavaScript), carrying the CSRF token and `return_to`;
+    /// `only`: just these providers (those an account has linked, to sign in again with).
+    func signInButtons(csrf: String, returnTo: String?, only: Set<String>? = nil) -> HTML {
+        let buttons = only.map { only in buttons.filter { only.contains($0.id) } } ?? buttons
         guard !buttons.isEmpty else { return .empty }
         let forms = buttons.map { button -> HTML in
             """

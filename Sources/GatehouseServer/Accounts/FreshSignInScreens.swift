@@ -7,18 +7,17 @@ import GatehouseStore
 /// account, downloading its data): a fresh sign-in by whatever the account has (``RecentAuthentication``).
 ///
 /// - a session that began with a provider or passkey sign-in within the window proves it as it is: the form
-///   says so in its `proof` field (`recent_sign_in`);
-/// - otherwise an account with a password types it (`proof` = `password`), or signs in again;
+///   has no password field;
+/// - otherwise an account with a password types it, or signs in again;
 /// - an account without a password is never asked for one: it signs in again with a provider it linked or a
 ///   passkey, which brings the browser back to the page with a fresh session.
 ///
-/// The proof is always named by the form: a blank password is a blank password, never "recent enough".
+/// A posted `password` field is always a password proof: a blank password is a blank password, never
+/// "signed in recently enough".
 struct FreshSignIn {
     /// The form's proof fields (nil: none possible yet, sign in again first) and the ways to sign in again.
     let fields: HTML?
     let again: HTML
-
-    static let proofField = "proof"
 }
 
 extension AccountPages {
@@ -30,24 +29,19 @@ extension AccountPages {
             + (hasPasskey ? PasskeyScreens.signInButton(csrf: csrf, returnTo: returnTo) : .empty)
         if methods.sessionIsRecent {
             return FreshSignIn(fields: """
-                \(context.hidden(FreshSignIn.proofField, "recent_sign_in"))<p class="muted">You signed in again just now; that confirms it is you.</p>
+                <p class="muted">You signed in again just now; that confirms it is you.</p>
                 """, again: .empty)
         }
         if methods.password {
             return FreshSignIn(fields: """
-                \(context.hidden(FreshSignIn.proofField, "password"))
                 <label for="fresh_password">Your password</label><input id="fresh_password" name="password" type="password" autocomplete="current-password" required>
                 """, again: buttons.isEmpty ? .empty : "<p>Or confirm it is you by signing in again:</p>\(buttons)")
         }
         return FreshSignIn(fields: nil, again: "<p>To confirm it is you, sign in again with a method of your account:</p>\(buttons)")
     }
 
-    /// The proof a posted form names; a form naming none proves nothing.
+    /// The proof a posted form carries: its password when it has that field (even blank), else the session itself.
     func proof(_ form: URLEncodedForm, active: ActiveSession) throws -> RecentAuthentication.Proof {
-        switch form[FreshSignIn.proofField] {
-        case "password": .password(try field(form, "password"))
-        case "recent_sign_in": .signIn(active.session)
-        default: throw AccountError.reauthenticationRequired
-        }
+        form["password"] != nil ? .password(try field(form, "password")) : .signIn(active.session)
     }
 }

@@ -17,7 +17,7 @@ struct BrandedMailer: Mailer {
 
     func branded(_ message: MailMessage) -> MailMessage {
         var message = message
-        let site = publicURL.absoluteString
+        let site = publicURL.absoluteString.trimmingTrailingSlash()
         message.htmlBody = message.htmlBody ?? html(message).text
         // "-- " opens a signature (RFC 3676 §4.3): readers fold it away from the message itself.
         message.textBody = message.textBody.trimmingTrailingNewlines() + "\n\n-- \n\(branding.productName)\n\(site)\n"
@@ -42,10 +42,10 @@ struct BrandedMailer: Mailer {
             let lines = paragraph.components(separatedBy: "\n").map { Self.linkified($0, color: palette.primary.description) }
             return "<p style=\"margin:0 0 16px\">\(lines.joined(separator: "<br>\n"))</p>\n"
         }
-        let site = publicURL.absoluteString
+        let site = publicURL.absoluteString.trimmingTrailingSlash()
         let logo: HTML = switch branding.logo {
         case .url(let url): #"<img src="\#(url.absoluteString)" alt="\#(branding.productName)" height="32" style="height:32px;vertical-align:middle">"#
-        case .file: #"<img src="\#(site.trimmingTrailingSlash() + "/assets/logo")" alt="\#(branding.productName)" height="32" style="height:32px;vertical-align:middle">"#
+        case .file: #"<img src="\#(site + "/assets/logo")" alt="\#(branding.productName)" height="32" style="height:32px;vertical-align:middle">"#
         case nil: "\(branding.productName)"
         }
         return """

@@ -32,8 +32,9 @@ public struct RecentAuthentication: Sendable {
     let clock: IdentityClock
     public let window: TimeInterval
 
-    public init(accounts: AccountService, clock: IdentityClock = .system, window: TimeInterval = RecentAuthentication.defaultWindow) {
-        self.accounts = accounts; self.clock = clock; self.window = window
+    /// - Parameter window: nil: the session policy's `freshSignInWindow`.
+    public init(accounts: AccountService, clock: IdentityClock = .system, window: TimeInterval? = nil) {
+        self.accounts = accounts; self.clock = clock; self.window = window ?? accounts.sessions.policy.freshSignInWindow
     }
 
     public func methods(user: User, session: Session) -> Methods {

@@ -29,39 +29,38 @@ public struct AccountDataExport: Sendable {
         let consents = try await database.consents.list(userId: user.id)
         let grants = try await database.refreshTokens.activeGrants(userId: user.id, now: now)
         let entries = try await database.auditLog.list(userId: user.id, limit: auditLimit)
+        func value(_ optional: String?) -> Any { optional ?? NSNull() }
+        let profile: [String: Any] = [
+            "id": user.id, "email": user.email, "email_verified": user.emailVerified, "name": value(user.displayName),
+            "has_password": user.passwordHash != nil, "created_at": Self.time(user.createdAt), "updated_at": Self.time(user.updatedAt),
+        ]
+        let linked: [[String: Any]] = identities.map { identity in
+            ["provider": identity.provider, "subject": identity.subject, "email": value(identity.email),
+             "email_verified": identity.emailVerified, "name": value(identity.displayName),
+             "linked_at": Self.time(identity.createdAt), "last_used_at": Self.time(identity.lastUsedAt)]
+        }
+        let keys: [[String: Any]] = passkeys.map { passkey in
+            ["name": passkey.name, "created_at": Self.time(passkey.createdAt),
+             "last_used_at": value(passkey.lastUsedAt.map(Self.time)), "backed_up": passkey.backedUp]
+        }
+        let live: [[String: Any]] = sessions.map { session in
+            ["signed_in_at": Self.time(session.createdAt), "last_seen_at": Self.time(session.lastSeenAt),
+             "ip": value(session.ip), "user_agent": value(session.userAgent), "methods": session.authMethods]
+        }
+        let allowed: [[String: Any]] = consents.map { consent in
+            ["client_id": consent.clientId, "scopes": consent.scopes, "granted_at": Self.time(consent.grantedAt)]
+        }
+        let held: [[String: Any]] = grants.map { grant in
+            ["client_id": grant.clientId, "scope": grant.scope, "since": Self.time(grant.since)]
+        }
+        let log: [[String: Any]] = entries.map { record in
+            let details: Any = (try? JSONSerialization.jsonObject(with: Data(record.event.details.utf8))) ?? [String: Any]()
+            return ["at": Self.time(record.event.occurredAt), "type": record.event.type, "ip": value(record.event.ip),
+                    "user_agent": value(record.event.userAgent), "details": details]
+        }
         let object: [String: Any] = [
-            "format": "gatehouse-account-export/1",
-            "exported_at": Self.time(now),
-            "profile": [
-                "id": user.id, "email": user.email, "email_verified": user.emailVerified,
-                "name": user.displayName as Any? ?? NSNull(), "has_password": user.passwordHash != nil,
-                "created_at": Self.time(user.createdAt), "updated_at": Self.time(user.updatedAt),
-            ] as [String: Any],
-            "identities": identities.map { identity -> [String: Any] in
-                ["provider": identity.provider, "subject": identity.subject, "email": identity.email as Any? ?? NSNull(),
-                 "email_verified": identity.emailVerified, "name": identity.displayName as Any? ?? NSNull(),
-                 "linked_at": Self.time(identity.createdAt), "last_used_at": Self.time(identity.lastUsedAt)]
-            },
-            "passkeys": passkeys.map { passkey -> [String: Any] in
-                ["name": passkey.name, "created_at": Self.time(passkey.createdAt),
-                 "last_used_at": passkey.lastUsedAt.map(Self.time) as Any? ?? NSNull(), "backed_up": passkey.backedUp]
-            },
-            "sessions": sessions.map { session -> [String: Any] in
-                ["signed_in_at": Self.time(session.createdAt), "last_seen_at": Self.time(session.lastSeenAt),
-                 "ip": session.ip as Any? ?? NSNull(), "user_agent": session.userAgent as Any? ?? NSNull(),
-                 "methods": session.authMethods]
-            },
-            "consents": consents.map { consent -> [String: Any] in
-                ["client_id": consent.clientId, "scopes": consent.scopes, "granted_at": Self.time(consent.grantedAt)]
-            },
-            "grants": grants.map { grant -> [String: Any] in
-                ["client_id": grant.clientId, "scope": grant.scope, "since": Self.time(grant.since)]
-            },
-            "audit": entries.map { record -> [String: Any] in
-                let details = (try? JSONSerialization.jsonObject(with: Data(record.event.details.utf8))) ?? [:]
-                return ["at": Self.time(record.event.occurredAt), "type": record.event.type, "ip": record.event.ip as Any? ?? NSNull(),
-                        "user_agent": record.event.userAgent as Any? ?? NSNull(), "details": details]
-            },
+            "format": "account-export/1", "exported_at": Self.time(now), "profile": profile, "identities": linked,
+            "passkeys": keys, "sessions": live, "consents": allowed, "grants": held, "audit": log,
         ]
         let data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
         await audit.record(.accountExported, userId: user.id, context: context)

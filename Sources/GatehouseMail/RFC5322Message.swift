@@ -34,7 +34,9 @@ struct RFC5322Message: Sendable {
             // "=_" never occurs in quoted-printable output (RFC 2045 §6.7 suggests it), and 128 random bits
             // never occur in a 7bit part by chance.
             let boundary = "=_gh" + Self.randomToken()
-            let parts = [text, Self.part(html, type: "text/html")].map { "--\(boundary)\r\n" + $0.headers + "\r\n\r\n" + $0.body + "\r\n" }
+            // The CRLF before a delimiter belongs to it (RFC 2046 §5.1.1): each part gets one more, so its
+            // text ends with a line break as a single-part body does.
+            let parts = [text, Self.part(html, type: "text/html")].map { "--\(boundary)\r\n" + $0.headers + "\r\n\r\n" + $0.body + "\r\n\r\n" }
             content = "Content-Type: multipart/alternative; boundary=\"\(boundary)\"\r\n\r\n"
                 + parts.joined() + "--\(boundary)--"
         } else {

@@ -167,6 +167,10 @@ def test_name_and_email_change_through_the_rendered_forms(acme, sink, browsers):
     driver.get(link)
     click_and_wait(driver, driver.find_element(By.CSS_SELECTOR, 'form[action^="/account/email/confirm/"] button[type=submit]'))
     assert "Link not valid" in driver.page_source
+    token = link.rsplit("/", 1)[1]
+    requests = [line for line in acme.lines if '"msg":"request"' in line]
+    assert any('"/account/email/confirm/{token}"' in line for line in requests)
+    assert not any(token in line for line in requests), "the link's secret stays out of the access log"
 
 
 def test_a_provider_only_account_sets_a_password_through_a_mailed_link(acme, sink, browsers):

@@ -23,8 +23,9 @@ import time
 
 import pytest
 from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
 
-from conftest import GatehouseProcess, ROOT
+from conftest import GatehouseProcess, ROOT, free_port
 from test_accounts import click_and_wait, fill, sign_in, submit
 
 SINK = ROOT / "Tests" / "GatehouseMailTests" / "Fixtures" / "smtp_sink.py"
@@ -241,3 +242,36 @@ def test_a_password_user_types_the_password_and_the_address(acme, sink, browsers
     assert "/sign-in" in driver.current_url
     sign_in(driver, acme.url, "eve@example.com", "correct horse battery")
     assert driver.current_url.startswith(acme.url + "/sign-in"), "the account is gone"
+
+
+@pytest.fixture
+def localhost():
+    # WebAuthn needs a domain as RP ID: the public URL's host is localhost (the log mailer carries the links).
+    port = free_port()
+    process = GatehouseProcess(extra_env={"GATEHOUSE_PUBLIC_URL": f"http://localhost:{port}"}, port=port)
+    process.url = f"http://localhost:{port}"
+    yield process
+    process.stop()
+
+
+def test_a_passkey_sign_in_on_the_deletion_page_confirms_it_is_the_owner(localhost, browsers):
+    from test_passkeys import add_passkey, authenticator, make_account, without_conditional_ui
+    driver = browsers()
+    without_conditional_ui(driver)
+    authenticator(driver)
+    make_account(driver, localhost, "max@example.com")
+    add_passkey(driver, "Max's laptop")
+    driver.get(localhost.url + "/account/delete")
+    # Signed in with the password: not fresh; the page asks for it, or offers the account's passkey instead.
+    assert driver.find_elements(By.NAME, "password")
+    button = driver.find_element(By.ID, "passkey-sign-in-button")
+    WebDriverWait(driver, 5).until(lambda d: button.is_displayed())
+    button.click()
+    WebDriverWait(driver, 15).until(lambda d: "You signed in again just now" in d.page_source)
+    assert driver.current_url == localhost.url + "/account/delete"
+    assert not driver.find_elements(By.NAME, "password"), "the passkey sign-in is the proof"
+    fill(driver, confirm_email="max@example.com")
+    submit(driver, "/account/delete")
+    assert "/sign-in" in driver.current_url
+    sign_in(driver, localhost.url, "max@example.com", "correct horse battery")
+    assert driver.current_url.startswith(localhost.url + "/sign-in"), "the account is gone"

@@ -59,16 +59,16 @@ public struct GatehouseApp: Sendable {
         // Every mail, whoever sends it, goes out multipart and branded.
         let brandedMailer = BrandedMailer(inner: mailer ?? configuration.smtp.map { SMTPMailer(configuration: $0) } ?? LogMailer(sink: log.sink),
                                           branding: branding, publicURL: configuration.publicURL)
-        var services = IdentityServices(configuration: configuration, database: database, secrets: secrets,
+        // Admin unlinks and deletions queue Apple's token revocation like the account page does.
+        let services = IdentityServices(configuration: configuration, database: database, secrets: secrets,
                                         mailer: brandedMailer, clock: clock, log: log,
                                         events: events, audit: audit, clients: clients,
-                                        externalIDTokens: NativeIDTokenResolvers(apple: nativeApple, google: nativeGoogle))
+                                        externalIDTokens: NativeIDTokenResolvers(apple: nativeApple, google: nativeGoogle),
+                                        providerTokens: providerWiring.revocations)
         let outboundAttempts = metrics.outboundDeliveries
         let layout = PageLayout(demo: configuration.demo, branding: branding)
         providers = providerWiring.registry
         providerRevocations = providerWiring.revocations
-        // Admin unlinks and deletions queue Apple's token revocation like the account page does.
-        services.administration.providerTokens = providerWiring.revocations
         self.services = services
         outbound = OutboundDeliveryWorker(database: database, keys: services.keys, webhooks: configuration.webhooks,
                                           transport: outboundTransport ?? URLSessionOutboundTransport(), clock: clock,
@@ -125,14 +125,14 @@ public struct GatehouseApp: Sendable {
         AdminRoutes(administration: services.administration, tokens: services.tokens, log: log,
                     limiter: RateLimiter(store: services.database.rateLimits, clock: services.clock),
                     limits: configuration.rateLimits.adminAPIPerClient, issuer: configuration.oauth.issuer).register(into: &router)
-        var authorize = AuthorizeRoutes(parser: AuthorizationRequestParser(registry: services.tokens.registry), authorization: services.authorization,
-                                        reader: pages.reader, layout: pages.layout, keys: services.keys, settings: configuration.oauth,
-                                        audit: services.audit, clock: services.clock)
-        authorize.providerHint = providerWiring.signInHint(context: pages, services: services, publicBase: configuration.oauth.issuer)
         let pushed = PushedAuthorizationRequests(store: database.flowStates, registry: services.tokens.registry, clock: services.clock)
-        authorize.pushed = pushed
         PushedAuthorizationRoutes(pushed: pushed, registry: services.tokens.registry, origins: origins, log: log).register(into: &router)
-        authorize.register(into: &router)
+        AuthorizeRoutes(parser: AuthorizationRequestParser(registry: services.tokens.registry), authorization: services.authorization,
+                        decider: AuthorizationDecider(authorization: services.authorization,
+                                                      hints: IDTokenHint(settings: configuration.oauth, keys: services.keys, clock: services.clock)),
+                        reader: pages.reader, layout: pages.layout, settings: configuration.oauth, audit: services.audit, clock: services.clock,
+                        providerHint: providerWiring.signInHint(context: pages, services: services, publicBase: configuration.oauth.issuer),
+                        pushed: pushed).register(into: &router)
         LogoutRoutes(registry: services.tokens.registry, sessions: services.sessions, reader: pages.reader, layout: pages.layout,
                      keys: services.keys, settings: configuration.oauth, audit: services.audit, clock: services.clock)
             .register(into: &router)

@@ -22,7 +22,7 @@ public struct IdentityServices: Sendable {
     /// Bulk account import (`gatehouse user import`).
     public let importer: UserImporter
     /// What operators do to accounts (CLI and admin API).
-    public internal(set) var administration: AccountAdministration
+    public let administration: AccountAdministration
     /// Webhooks and back-channel logout tokens, enqueued for the maintenance job runner.
     public let events: OutboundEvents
     let webSessions: WebSessionReader
@@ -58,7 +58,7 @@ public struct IdentityServices: Sendable {
     /// grant's verifier (`externalIDTokens`, the native sign-ins) needs them before the token service exists.
     init(configuration: GatehouseConfiguration, database: any GatehouseDatabase, secrets: ServerSecrets,
          mailer: any Mailer, clock: IdentityClock, log: ServerLog, events: OutboundEvents, audit: AuditTrail, clients: ClientRegistry,
-         externalIDTokens: (any ExternalIDTokenResolver)?) {
+         externalIDTokens: (any ExternalIDTokenResolver)?, providerTokens: ProviderTokenRevocations?) {
         self.database = database
         self.clock = clock
         // The KEK derives from the master secret with a fixed label, so it cannot fail.
@@ -91,20 +91,21 @@ public struct IdentityServices: Sendable {
                               externalIDTokens: externalIDTokens, dpopNonceKey: secrets.derivedKey("dpop-nonce"))
         handoffs = HandoffTokens(store: database.oneTimeTokens, clock: clock, lifetime: configuration.handoffLifetime)
         handoffConfirmations = HandoffConfirmations(store: database.oneTimeTokens, clock: clock)
-        administration = AccountAdministration(database: database, accounts: accounts, sessions: sessions, audit: audit, clock: clock)
+        administration = AccountAdministration(users: database.users, search: database.userSearch, identities: database.externalIdentities,
+                                               auditLog: database.auditLog, accounts: accounts, sessions: sessions, audit: audit,
+                                               clock: clock, providerTokens: providerTokens)
         importer = UserImporter(database: database, audit: audit, clock: clock, subjectSource: configuration.subjectSource,
                                 ownershipClaim: ownershipClaim)
         authorization = AuthorizationService(database: database, settings: configuration.oauth, clock: clock)
-        var reader = WebSessionReader(sessions: sessions,
-                                      cookies: CookiePolicy(publicURL: configuration.publicURL,
-                                                            sessionMaxAge: configuration.sessions.absoluteTimeout),
-                                      csrf: CSRFTokens(key: secrets.derivedKey("csrf")))
-        // Cookie values never reach the log: a planted one may be someone's live session.
-        reader.duplicateCookies = { request in
+        webSessions = WebSessionReader(sessions: sessions,
+                                       cookies: CookiePolicy(publicURL: configuration.publicURL,
+                                                             sessionMaxAge: configuration.sessions.absoluteTimeout),
+                                       csrf: CSRFTokens(key: secrets.derivedKey("csrf")),
+                                       duplicateCookies: { request in
+            // Cookie values never reach the log: a planted one may be someone's live session.
             log.info("duplicate session or csrf cookie: treated as signed out",
                      [("request_id", request.requestID), ("ip", request.remoteAddress ?? "")])
-        }
-        webSessions = reader
+        })
     }
 
     /// Start-up work before serving: when the store holds imported bcrypt hashes, every password check does the

@@ -62,16 +62,11 @@ struct NativeRoutes: Sendable {
             }
         }
         associations.register(into: &router)
-        for (path, source) in [("/assets/gatehouse-bridge.js", BridgeScripts.bridge),
-                               ("/assets/gatehouse-bridge-stimulus.js", BridgeScripts.stimulus),
-                               ("/assets/gatehouse-turbo.js", TurboAdapterScript.source),
-                               ("/assets/native-start.js", BridgeScripts.autoSubmit)] {
-            let bytes = Array(source.utf8)
-            router.get(path) { _ in
-                var response = Response(status: .ok, headers: ["Content-Type": "text/javascript; charset=utf-8"], body: bytes)
-                response.headers.set("Cache-Control", "public, max-age=300")
-                return response
-            }
+        for (path, bytes) in [("/assets/gatehouse-bridge.js", ScriptAssets.bridge),
+                              ("/assets/gatehouse-bridge-stimulus.js", ScriptAssets.stimulus),
+                              ("/assets/gatehouse-turbo.js", ScriptAssets.turboAdapter),
+                              ("/assets/native-start.js", ScriptAssets.nativeStart)] {
+            ScriptAssets.register(path, bytes, into: &router)
         }
     }
 

@@ -9,16 +9,17 @@ import GatehouseStore
 struct AuthorizeRoutes: Sendable {
     let parser: AuthorizationRequestParser
     let authorization: AuthorizationService
+    /// The `prompt`, `max_age` and `id_token_hint` rules, the account's standing and the approval step.
+    let decider: AuthorizationDecider
     let reader: WebSessionReader
     let layout: PageLayout
-    let keys: SigningKeyRing
     let settings: OAuthSettings
     let audit: AuditTrail
     let clock: IdentityClock
     /// `provider=…` on the request: straight to that provider instead of the sign-in page (nil: ignored).
-    var providerHint: ProviderSignInHint?
-    /// Where `request_uri` values from the PAR endpoint are taken from (RFC 9126 §4).
-    var pushed: PushedAuthorizationRequests?
+    let providerHint: ProviderSignInHint?
+    /// Where `request_uri` values from the PAR endpoint are taken from (RFC 9126 §4; nil: no PAR endpoint).
+    let pushed: PushedAuthorizationRequests?
 
     /// The only parameter of a resumed request: the id of a request parked by ``PendingAuthorizations``.
     static let pendingParameter = "gatehouse_pending"
@@ -27,10 +28,6 @@ struct AuthorizeRoutes: Sendable {
     static let decisionField = "decision"
 
     var pending: PendingAuthorizations { authorization.pending }
-    /// The `prompt`, `max_age` and `id_token_hint` rules, the account's standing and the approval step.
-    var decider: AuthorizationDecider {
-        AuthorizationDecider(authorization: authorization, hints: IDTokenHint(settings: settings, keys: keys, clock: clock))
-    }
 
     func register(into router: inout Router) {
         // HEAD is refused (the router's default for deferred handlers): a HEAD must never mint a code.

@@ -22,7 +22,7 @@ struct WebSessionReader: Sendable {
     let cookies: CookiePolicy
     let csrf: CSRFTokens
     /// Told of requests carrying a Gatehouse cookie twice (the request's id; never the values).
-    var duplicateCookies: @Sendable (Request) -> Void = { _ in }
+    let duplicateCookies: @Sendable (Request) -> Void
 
     func read(_ request: Request) async throws -> WebSession {
         if hasDuplicateCookies(request) { return fresh() }

@@ -325,6 +325,11 @@ public enum StoreMigrations {
                 )\(t.keyedTable);
                 CREATE INDEX webauthn_challenges_by_expiry ON webauthn_challenges (expires_at);
                 """),
+            // The reader's own language and time zone for pages and mails; nil until they choose.
+            SQLMigration(version: 33, name: "users_language_and_time_zone", sql: """
+                ALTER TABLE users ADD COLUMN language TEXT;
+                ALTER TABLE users ADD COLUMN time_zone TEXT;
+                """),
         ]
     }
 

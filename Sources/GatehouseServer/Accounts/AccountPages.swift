@@ -32,6 +32,7 @@ struct AccountPages: Sendable {
         registerSignIn(into: &router)
         registerAccount(into: &router)
         registerSelfService(into: &router)
+        registerPreferences(into: &router)
         registerPasswordReset(into: &router)
     }
 

@@ -21,23 +21,24 @@ struct FreshSignIn {
 }
 
 extension AccountPages {
-    func freshSignIn(active: ActiveSession, csrf: String, returnTo: String) async throws -> FreshSignIn {
+    func freshSignIn(web: WebSession, active: ActiveSession, csrf: String, returnTo: String) async throws -> FreshSignIn {
+        let t = web.texts
         let methods = RecentAuthentication(accounts: accounts, clock: clock).methods(user: active.user, session: active.session)
         let linked = Set(try await context.sessions.accountOverview(userId: active.user.id).identities.map(\.provider))
         let hasPasskey = !(try await context.passkeys.credentials(of: active.user.id)).isEmpty
-        let buttons = providers.signInButtons(csrf: csrf, returnTo: returnTo, only: linked)
-            + (hasPasskey ? PasskeyScreens.signInButton(csrf: csrf, returnTo: returnTo) : .empty)
+        let buttons = providers.signInButtons(csrf: csrf, returnTo: returnTo, texts: t, only: linked)
+            + (hasPasskey ? PasskeyScreens.signInButton(csrf: csrf, returnTo: returnTo, texts: t) : .empty)
         if methods.sessionIsRecent {
             return FreshSignIn(fields: """
-                <p class="muted">You signed in again just now; that confirms it is you.</p>
+                <p class="muted">\(t["delete.recent_sign_in"])</p>
                 """, again: .empty)
         }
         if methods.password {
             return FreshSignIn(fields: """
-                <label for="fresh_password">Your password</label><input id="fresh_password" name="password" type="password" autocomplete="current-password" required>
-                """, again: buttons.isEmpty ? .empty : "<p>Or confirm it is you by signing in again:</p>\(buttons)")
+                <label for="fresh_password">\(t["delete.your_password"])</label><input id="fresh_password" name="password" type="password" autocomplete="current-password" required>
+                """, again: buttons.isEmpty ? .empty : "<p>\(t["fresh.or_sign_in_again"])</p>\(buttons)")
         }
-        return FreshSignIn(fields: nil, again: "<p>To confirm it is you, sign in again with a method of your account:</p>\(buttons)")
+        return FreshSignIn(fields: nil, again: "<p>\(t["fresh.sign_in_again"])</p>\(buttons)")
     }
 
     /// The proof a posted form carries: its password when it has that field (even blank), else the session itself.

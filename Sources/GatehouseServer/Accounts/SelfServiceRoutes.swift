@@ -13,7 +13,7 @@ extension AccountPages {
                 try await accounts.changeName(userId: active.user.id, to: try field(form, "name", max: 400), context: request.clientContext)
                 return .redirect(to: "/account?notice=name-changed")
             } catch let error as AccountError {
-                return try await context.accountPage(web: web, active: active, error: error.message, status: context.status(for: error))
+                return try await context.accountPage(web: web, active: active, error: error.text(web.texts), status: context.status(for: error))
             }
         }
         router.post("/account/email") { request async throws in
@@ -24,7 +24,7 @@ extension AccountPages {
                 return .redirect(to: "/account?notice=email-change-sent")
             } catch let error as AccountError {
                 return try await context.accountPage(web: web, active: active, error: error == .invalidEmail
-                                                     ? "Enter a valid email address other than the account's own." : error.message,
+                                                     ? web.texts["self_service.email_invalid"] : error.text(web.texts),
                                                      status: context.status(for: error))
             }
         }
@@ -40,13 +40,13 @@ extension AccountPages {
                 let user = try await links.confirmEmailChange(token: request.pathParameters["token"] ?? "", presentedSession: presented,
                                                               context: request.clientContext)
                 if web.user?.id == user.id { return .redirect(to: "/account?notice=email-changed") }
-                return context.page("Email address changed", """
-                    <p>Your account now uses <strong>\(user.email)</strong>. Every other session has ended.</p>
-                    <p><a href="/sign-in">Sign in</a></p>
+                return context.page(web.texts["email_change.done_title"], """
+                    <p>\(web.texts.html("email_change.done", ["email": "<strong>\(user.email)</strong>"]))</p>
+                    <p><a href="/sign-in">\(web.texts["verify.sign_in"])</a></p>
                     """, web: web)
             } catch let error as AccountError {
-                let message = error == .emailTaken ? "This address has an account of its own now, so the change was not made." : error.message
-                return context.page("Link not valid", PageLayout.notice(message), web: web, status: context.status(for: error))
+                let message = error == .emailTaken ? web.texts["email_change.taken"] : error.text(web.texts)
+                return context.page(web.texts["verify.invalid_title"], PageLayout.notice(message), web: web, status: context.status(for: error))
             }
         }
         router.post("/account/password/setup") { request async throws in
@@ -57,7 +57,7 @@ extension AccountPages {
             } catch let error as AccountError {
                 // The account has a password already: it is changed with the current one, never set by mail here.
                 return try await context.accountPage(web: web, active: active, error: error == .invalidCredentials
-                                                     ? "Your account has a password: change it with the current one." : error.message,
+                                                     ? web.texts["self_service.has_password"] : error.text(web.texts),
                                                      status: .conflict)
             }
         }
@@ -77,17 +77,18 @@ extension AccountPages {
                 response.noStore()
                 return response
             } catch let error as AccountError {
-                let message = error == .invalidCredentials ? "The password is not right." : error.message
+                let message = error == .invalidCredentials ? web.texts["export.wrong_password"] : error.text(web.texts)
                 return withRetryAfter(try await exportPage(web: web, active: active, error: message, status: context.status(for: error)), error)
             }
         }
     }
 
     func confirmEmailChangePage(web: WebSession, token: String) -> Response {
-        var response = context.page("Confirm your new email address", """
-            <p>Confirm to move your account to the address this link was sent to.</p>
+        let t = web.texts
+        var response = context.page(t["email_change.title"], """
+            <p>\(t["email_change.explanation"])</p>
             <form method="post" action="/account/email/confirm/\(PercentDecoding.encode(token))">\(context.hidden("csrf_token", reader.token(for: web)))
-            <button type="submit">Use this address</button></form>
+            <button type="submit">\(t["email_change.submit"])</button></form>
             """, web: web)
         response.noStore()
         return response
@@ -95,19 +96,19 @@ extension AccountPages {
 
     /// The data download, on its own page behind a fresh sign-in: the export holds the account's whole history.
     func exportPage(web: WebSession, active: ActiveSession, error: String?, status: HTTPStatus = .ok) async throws -> Response {
+        let t = web.texts
         let csrf = reader.token(for: web)
-        let fresh = try await freshSignIn(active: active, csrf: csrf, returnTo: "/account/export")
+        let fresh = try await freshSignIn(web: web, active: active, csrf: csrf, returnTo: "/account/export")
         let form: HTML = fresh.fields.map { fields in """
             <form method="post" action="/account/export">\(context.hidden("csrf_token", csrf))
             \(fields)
-            <button type="submit">Download my data</button></form>
+            <button type="submit">\(t["export.submit"])</button></form>
             """ } ?? .empty
-        var response = context.page("Download your data", """
+        var response = context.page(t["export.title"], """
             \(PageLayout.notice(error))
-            <p>A JSON file with your profile, sign-in methods, passkeys, sessions, the applications you allowed and your
-            account's activity log. It holds no password, key or token.</p>
+            <p>\(t["export.explanation"])</p>
             \(form)\(fresh.again)
-            <p><a href="/account">Back to your account</a></p>
+            <p><a href="/account">\(t["export.back"])</a></p>
             """, web: web, status: status, csrfToken: csrf)
         response.noStore()
         return response
@@ -117,31 +118,30 @@ extension AccountPages {
 extension PageContext {
     /// The account page's self-service sections: the name, the address, a first password for a provider-only
     /// account (or the change form for one with a password), and the data download.
-    func selfServiceSections(user: User, csrf: HTML) -> HTML {
+    func selfServiceSections(user: User, csrf: HTML, texts t: Texts) -> HTML {
         let password: HTML = user.passwordHash == nil ? """
-            <h2>Password</h2>
-            <p class="muted">You sign in with a provider or a passkey. To sign in with your email address as well, set a
-            password: we email you a link to choose it.</p>
-            <form method="post" action="/account/password/setup">\(csrf)<button type="submit" class="secondary">Email me a link to set a password</button></form>
+            <h2>\(t["self_service.password"])</h2>
+            <p class="muted">\(t["self_service.password_setup_hint"])</p>
+            <form method="post" action="/account/password/setup">\(csrf)<button type="submit" class="secondary">\(t["self_service.password_setup_submit"])</button></form>
             """ : """
-            <h2>Change password</h2>
+            <h2>\(t["account.change_password"])</h2>
             <form method="post" action="/account/password">\(csrf)
-            <label for="current_password">Current password</label><input id="current_password" name="current_password" type="password" autocomplete="current-password" required>
-            <label for="new_password">New password</label><input id="new_password" name="new_password" type="password" autocomplete="new-password" minlength="10" required>
-            <button type="submit">Change password</button></form>
+            <label for="current_password">\(t["field.current_password"])</label><input id="current_password" name="current_password" type="password" autocomplete="current-password" required>
+            <label for="new_password">\(t["field.new_password"])</label><input id="new_password" name="new_password" type="password" autocomplete="new-password" minlength="10" required>
+            <button type="submit">\(t["account.change_password_submit"])</button></form>
             """
         return """
-            <h2>Your details</h2>
+            <h2>\(t["self_service.details"])</h2>
             <form method="post" action="/account/name">\(csrf)
-            <label for="name">Name</label><input id="name" name="name" type="text" autocomplete="name" maxlength="100" value="\(user.displayName ?? "")">
-            <button type="submit" class="secondary">Save name</button></form>
+            <label for="name">\(t["field.name"])</label><input id="name" name="name" type="text" autocomplete="name" maxlength="100" value="\(user.displayName ?? "")">
+            <button type="submit" class="secondary">\(t["self_service.name_save"])</button></form>
             <form method="post" action="/account/email">\(csrf)
-            <label for="new_email">New email address</label><input id="new_email" name="new_email" type="email" autocomplete="email" required>
-            <p class="muted">We send a link to the new address; your account keeps \(user.email) until you open it.</p>
-            <button type="submit" class="secondary">Change email</button></form>
+            <label for="new_email">\(t["self_service.new_email"])</label><input id="new_email" name="new_email" type="email" autocomplete="email" required>
+            <p class="muted">\(t("self_service.email_hint", ["email": user.email]))</p>
+            <button type="submit" class="secondary">\(t["self_service.email_submit"])</button></form>
             \(password)
-            <h2>Your data</h2>
-            <p><a href="/account/export">Download my data…</a> <span class="muted">(asks you to confirm it is you)</span></p>
+            <h2>\(t["self_service.data"])</h2>
+            <p><a href="/account/export">\(t["self_service.data_link"])</a> <span class="muted">\(t["account.delete_hint"])</span></p>
             """
     }
 }

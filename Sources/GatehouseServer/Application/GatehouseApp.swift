@@ -60,13 +60,18 @@ public struct GatehouseApp: Sendable {
         let brandedMailer = BrandedMailer(inner: mailer ?? configuration.smtp.map { SMTPMailer(configuration: $0) } ?? LogMailer(sink: log.sink),
                                           branding: branding, publicURL: configuration.publicURL)
         // Admin unlinks and deletions queue Apple's token revocation like the account page does.
-        let services = IdentityServices(configuration: configuration, database: database, secrets: secrets,
+        var services = IdentityServices(configuration: configuration, database: database, secrets: secrets,
                                         mailer: brandedMailer, clock: clock, log: log,
                                         events: events, audit: audit, clients: clients,
                                         externalIDTokens: NativeIDTokenResolvers(apple: nativeApple, google: nativeGoogle),
                                         providerTokens: providerWiring.revocations)
         let outboundAttempts = metrics.outboundDeliveries
-        let layout = PageLayout(demo: configuration.demo, branding: branding)
+        var languages = Languages(catalogues: Languages.builtIn.catalogues, defaultTag: branding.defaultLanguage)
+        languages.uiLocalesCookie = services.webSessions.cookies.name("ui_locales")
+        services.webSessions.languages = languages
+        services.links.wording = CatalogueMailWording(languages: languages, productName: branding.productName)
+        var layout = PageLayout(demo: configuration.demo, branding: branding)
+        layout.languages = languages
         providers = providerWiring.registry
         providerRevocations = providerWiring.revocations
         self.services = services

@@ -11,7 +11,7 @@ public struct IdentityServices: Sendable {
     public let audit: AuditTrail
     public let sessions: SessionService
     public let accounts: AccountService
-    public let links: EmailLinks
+    public var links: EmailLinks
     public let clock: IdentityClock
     public let keys: SigningKeyRing
     public let tokens: TokenService
@@ -25,7 +25,7 @@ public struct IdentityServices: Sendable {
     public let administration: AccountAdministration
     /// Webhooks and back-channel logout tokens, enqueued for the maintenance job runner.
     public let events: OutboundEvents
-    let webSessions: WebSessionReader
+    var webSessions: WebSessionReader
 
     /// Webhooks and back-channel logout tokens to enqueue; made before the audit trail, which feeds it.
     static func makeEvents(configuration: GatehouseConfiguration, database: any GatehouseDatabase, secrets: ServerSecrets,

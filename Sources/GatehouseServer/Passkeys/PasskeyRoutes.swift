@@ -93,7 +93,7 @@ struct PasskeyRoutes: Sendable {
             case .notFound:
                 throw HTTPError(.notFound, "There is no such passkey on your account.")
             case .lastMethod:
-                return try await context.accountPage(web: web, active: active, error: AccountError.lastSignInMethod.message, status: .conflict)
+                return try await context.accountPage(web: web, active: active, error: AccountError.lastSignInMethod.text(web.texts), status: .conflict)
             case .deleted:
                 await context.audit.record(.passkeyRemoved, userId: active.user.id, context: request.clientContext,
                                            details: ["credential": Base64URL.encode(id)])

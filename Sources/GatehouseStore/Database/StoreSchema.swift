@@ -40,6 +40,7 @@ public enum StoreSchema {
         Version(number: 27, name: "refresh_tokens_dpop_jkt"),
         Version(number: 29, name: "webauthn_credentials"),
         Version(number: 30, name: "webauthn_challenges"),
+        Version(number: 33, name: "users_language_and_time_zone"),
     ]
 
     /// The version this build expects after `migrate()`.

@@ -32,7 +32,7 @@ extension EmailLinks {
         if let owner = try await database.users.find(email: email.value), owner.id != user.id {
             await audit.record(.emailChangeRequested, userId: user.id, context: context, details: ["result": "address_taken"])
             // The same note a sign-up with a taken address sends, under the same per-recipient limit.
-            try await sendAlreadyRegistered(to: owner)
+            try await sendAlreadyRegistered(to: owner, language: user.language)
             return .addressTaken
         }
         let payload = String(decoding: try JSONEncoder().encode(["email": email.value]), as: UTF8.self)
@@ -41,21 +41,11 @@ extension EmailLinks {
         try await database.oneTimeTokens.create(OneTimeToken(hash: Self.hash(token), purpose: .emailChange, userId: user.id, createdAt: now,
                                                              expiresAt: now.addingTimeInterval(Self.emailChangeLifetime), payload: payload))
         await audit.record(.emailChangeRequested, userId: user.id, context: context)
-        queue(MailMessage(to: email.value, subject: "Confirm your new email address", textBody: """
-            Someone asked to use this address for their account instead of \(user.email). If it was you, confirm \
-            the change by opening this link within \(Int(Self.emailChangeLifetime / 3_600)) hours:
-
-            \(absoluteURL("/account/email/confirm/\(token)"))
-
-            If it was not you, ignore this email; nothing changes.
-            """))
-        queue(MailMessage(to: user.email, subject: "Your email address is about to change", textBody: """
-            Someone signed in to your account asked to change its email address to \(email.value). We sent a \
-            link to that address; nothing changes until it is opened.
-
-            If it was not you, sign in, end every other session on your account page and change your \
-            password at \(absoluteURL("/account")), or reset it at \(absoluteURL("/password/forgot")).
-            """))
+        queue(wording.message(.emailChange, to: email.value, language: user.language,
+                              values: ["link": absoluteURL("/account/email/confirm/\(token)"), "old": user.email,
+                                       "hours": String(Int(Self.emailChangeLifetime / 3_600))]))
+        queue(wording.message(.emailChangeNotice, to: user.email, language: user.language,
+                              values: ["new": email.value, "account": absoluteURL("/account"), "forgot": absoluteURL("/password/forgot")]))
         return .sent
     }
 
@@ -99,14 +89,8 @@ extension EmailLinks {
         }
         let token = try await issue(.passwordReset, userId: user.id, lifetime: resetLifetime)
         await audit.record(.passwordSetupRequested, userId: user.id, context: context)
-        queue(MailMessage(to: user.email, subject: "Set a password for your account", textBody: """
-            You asked to add a password to your account, so you can sign in with your email address as well. \
-            Choose it by opening this link within \(Int(resetLifetime / 60)) minutes:
-
-            \(absoluteURL("/password/reset/\(token)"))
-
-            If it was not you, ignore this email; your account stays as it is.
-            """))
+        queue(wording.message(.passwordSetup, to: user.email, language: user.language,
+                              values: ["link": absoluteURL("/password/reset/\(token)"), "minutes": String(Int(resetLifetime / 60))]))
         return true
     }
 

@@ -82,7 +82,8 @@ import Testing
         let link = try #require(await gatehouse.mailer.link(to: "ada@example.com", containing: "/email/verify/"))
         #expect(html.contains(#"href="http://127.0.0.1:8080\#(link)""#), "the link is clickable")
         #expect(html.contains(#"<a href="http://127.0.0.1:8080""#), "the footer names the public URL")
-        #expect(mail.textBody.hasSuffix("\n\n-- \nAcme <Cloud>\nhttp://127.0.0.1:8080\n"))
+        #expect(mail.textBody.hasSuffix("Acme <Cloud>\nhttp://127.0.0.1:8080\n"), "the sign-off names the product, then its address")
+        #expect(!mail.textBody.contains("-- \nAcme <Cloud>"), "the wording's sign-off names the product: no second one")
         #expect(!html.contains("Gatehouse") && !mail.textBody.contains("Gatehouse"))
     }
 }

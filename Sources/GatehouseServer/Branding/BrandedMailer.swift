@@ -19,8 +19,11 @@ struct BrandedMailer: Mailer {
         var message = message
         let site = publicURL.absoluteString.trimmingTrailingSlash()
         message.htmlBody = message.htmlBody ?? html(message).text
+        let text = message.textBody.trimmingTrailingNewlines()
+        // The wording's own sign-off may name the product already: then only the address follows it.
+        let signed = text.split(separator: "\n").last?.contains(branding.productName) ?? false
         // "-- " opens a signature (RFC 3676 §4.3): readers fold it away from the message itself.
-        message.textBody = message.textBody.trimmingTrailingNewlines() + "\n\n-- \n\(branding.productName)\n\(site)\n"
+        message.textBody = text + (signed ? "\n\(site)\n" : "\n\n-- \n\(branding.productName)\n\(site)\n")
         return message
     }
 

@@ -330,6 +330,13 @@ public enum StoreMigrations {
                 ALTER TABLE users ADD COLUMN language TEXT;
                 ALTER TABLE users ADD COLUMN time_zone TEXT;
                 """),
+            // What an authorization request bound its code to: `dpop_jkt` (RFC 9449 §10) and the `resource`
+            // values (RFC 8707), which the code's token request — and the refreshes of its family — must stay within.
+            SQLMigration(version: 38, name: "authorization_bindings", sql: """
+                ALTER TABLE authorization_codes ADD COLUMN dpop_jkt TEXT;
+                ALTER TABLE authorization_codes ADD COLUMN resources TEXT;
+                ALTER TABLE refresh_tokens ADD COLUMN resources TEXT;
+                """),
         ]
     }
 

@@ -32,6 +32,8 @@ public struct TokenGrant: Sendable {
     public var refreshTokenJKT: String?
     /// The API the access token is for (`resource`, RFC 8707); nil: the server's `accessTokenAudience`.
     public var resource: String?
+    /// The APIs the grant's authorization named (RFC 8707), kept with the refresh family; empty: any registered API.
+    public var authorizedResources: [String] = []
 
     public init(client: OAuthClient, user: User?, scope: Scope, authTime: Date?, authMethods: [String], nonce: String? = nil,
                 familyId: String = RecordID.random(), issueRefreshToken: Bool, familyExpiresAt: Date? = nil) {
@@ -181,7 +183,7 @@ public struct TokenIssuer: Sendable {
                                          userId: user.id, scope: grant.scope.description, authTime: grant.authTime ?? now,
                                          authMethods: grant.authMethods, createdAt: now,
                                          expiresAt: grant.familyExpiresAt ?? now.addingTimeInterval(settings.refreshTokenLifetime),
-                                         dpopJKT: grant.refreshTokenJKT)
+                                         dpopJKT: grant.refreshTokenJKT, resources: grant.authorizedResources)
             refreshValue = value
         }
         return PreparedIssue(grant: grant, now: now, key: keys.accessToken, idKey: idKey, idTokenExtra: extra,

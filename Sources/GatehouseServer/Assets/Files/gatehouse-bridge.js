@@ -5,7 +5,10 @@ const COMPONENT = "sign-in-with-oauth";
 const STORAGE_KEY = "gatehouse.handoff";
 const BASE = new URL("..", document.currentScript.src).pathname;   // "/" or "/auth/" (one-origin prefix)
 const userAgent = navigator.userAgent;
-const inApp = /(Turbo|Hotwire) Native/.test(userAgent) && new RegExp("bridge-components: \\[[^\\]]*\\b" + COMPONENT + "\\b").test(userAgent);
+// Whether the app's native side registers `component` (its user agent lists it, as Hotwire Native's does).
+const inAppFor = (component) => /(Turbo|Hotwire) Native/.test(userAgent)
+  && new RegExp("bridge-components: \\[[^\\]]*\\b" + component + "\\b").test(userAgent);
+const inApp = inAppFor(COMPONENT);
 
 // A minimal web bridge, used only when the page has no Hotwire Native bridge library.
 class QueueingWebBridge {
@@ -165,7 +168,9 @@ if (inApp) {
     startNativeSignIn(form).catch((error) => showError(form, error.message));
   }, true);
 }
+// The passkey component (gatehouse-passkeys.js sends its message) needs the web bridge from the start too.
+if (!inApp && inAppFor("passkey-sign-in")) webBridge();
 document.addEventListener("turbo:load", finishRedeem);
 if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", finishRedeem); else finishRedeem();
-window.GatehouseBridge = { startNativeSignIn };
+window.GatehouseBridge = { startNativeSignIn, inAppFor, base: BASE, send: (message) => webBridge().send(message) };
 })();

@@ -21,6 +21,14 @@ public enum AuditEventType: String, Sendable, CaseIterable {
     case accountImported = "account.imported"
     case accountUpdated = "account.updated"
     case accountEnabled = "account.enabled"
+    /// The owner asked to move the account to a new address (the link went there, a notice to the old one).
+    case emailChangeRequested = "email.change_requested"
+    /// The owner proved the new address: the account moved to it.
+    case emailChanged = "email.changed"
+    /// The owner asked for a link to set a first password (a provider-only account).
+    case passwordSetupRequested = "password.setup_requested"
+    /// The owner downloaded their data (GDPR Art. 15 and 20).
+    case accountExported = "account.exported"
     case consentGranted = "consent.granted"
     case consentDenied = "consent.denied"
     case appAccessRevoked = "app.revoked"

@@ -13,7 +13,7 @@ public enum AccountEventType: String, Sendable, CaseIterable, Equatable {
     init?(audit type: AuditEventType) {
         switch type {
         case .signUp, .accountImported: self = .userCreated
-        case .accountUpdated, .accountEnabled, .emailVerified: self = .userUpdated
+        case .accountUpdated, .accountEnabled, .emailVerified, .emailChanged: self = .userUpdated
         case .accountDeleted: self = .userDeleted
         case .accountDisabled: self = .userDisabled
         case .identityLinked: self = .identityLinked

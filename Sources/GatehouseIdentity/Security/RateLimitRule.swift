@@ -45,6 +45,9 @@ public struct RateLimitPolicy: Sendable {
         RateLimitRule(bucket: "already_registered.recipient.1", limit: 1, window: 3600),
         RateLimitRule(bucket: "already_registered.recipient.2", limit: 3, window: 86_400),
     ]
+    /// Mails the account page sends on its owner's request (an address change, a password set-up link), per
+    /// account: a stolen or idle session must not turn them into a way to flood an inbox.
+    public var accountMailsPerAccount = [RateLimitRule(bucket: "account_mail.account", limit: 5, window: 3600)]
     /// Admin API (`/admin/v1/`) requests per admin client: 600 a minute, ample for an admin screen or a
     /// nightly sync, small enough that a leaked admin token cannot page through every account in seconds.
     public var adminAPIPerClient = [RateLimitRule(bucket: "admin_api.client", limit: 600, window: 60)]
@@ -72,6 +75,7 @@ public struct RateLimitPolicy: Sendable {
         policy.currentPasswordPerAccount = []
         policy.adminAPIPerClient = []
         policy.alreadyRegisteredPerRecipient = []
+        policy.accountMailsPerAccount = []
         policy.signInPerAccountAnyClient = []
         return policy
     }()

@@ -62,11 +62,7 @@ extension PageContext {
             <form method="post" action="/account/sessions/end-others">\(csrf)<button type="submit" class="secondary">\(t["account.end_others"])</button></form>
             <h2>\(t["account.preferences"])</h2>
             <p id="preferences">\(t.catalogue.name) · \(user.timeZone ?? "UTC") <a href="/account/preferences">\(t["account.preferences_change"])</a></p>
-            <h2>\(t["account.change_password"])</h2>
-            <form method="post" action="/account/password">\(csrf)
-            <label for="current_password">\(t["field.current_password"])</label><input id="current_password" name="current_password" type="password" autocomplete="current-password" required>
-            <label for="new_password">\(t["field.new_password"])</label><input id="new_password" name="new_password" type="password" autocomplete="new-password" minlength="10" required>
-            <button type="submit">\(t["account.change_password_submit"])</button></form>
+            \(selfServiceSections(user: user, csrf: csrf, texts: t))
             <h2>\(t["account.delete"])</h2>
             <p><a href="/account/delete">\(t["account.delete_link"])</a> <span class="muted">\(t["account.delete_hint"])</span></p>
             """, web: web, status: status, csrfToken: token)

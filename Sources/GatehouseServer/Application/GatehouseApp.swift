@@ -55,14 +55,17 @@ public struct GatehouseApp: Sendable {
         // F3: native Sign in with Apple (and Google), as their own endpoints and as the token-exchange grant.
         let nativeApple = providerWiring.nativeAppleSignIn(clients: clients)
         let nativeGoogle = providerWiring.nativeGoogleSignIn(clients: clients)
+        let branding = configuration.branding ?? .standard(for: configuration.publicURL)
+        // Every mail, whoever sends it, goes out multipart and branded.
+        let brandedMailer = BrandedMailer(inner: mailer ?? configuration.smtp.map { SMTPMailer(configuration: $0) } ?? LogMailer(sink: log.sink),
+                                          branding: branding, publicURL: configuration.publicURL)
         // Admin unlinks and deletions queue Apple's token revocation like the account page does.
         var services = IdentityServices(configuration: configuration, database: database, secrets: secrets,
-                                        mailer: mailer ?? configuration.smtp.map { SMTPMailer(configuration: $0) } ?? LogMailer(sink: log.sink), clock: clock, log: log,
+                                        mailer: brandedMailer, clock: clock, log: log,
                                         events: events, audit: audit, clients: clients,
                                         externalIDTokens: NativeIDTokenResolvers(apple: nativeApple, google: nativeGoogle),
                                         providerTokens: providerWiring.revocations)
         let outboundAttempts = metrics.outboundDeliveries
-        let branding = configuration.branding ?? .standard(for: configuration.publicURL)
         var languages = Languages(catalogues: Languages.builtIn.catalogues, defaultTag: branding.defaultLanguage)
         languages.uiLocalesCookie = services.webSessions.cookies.name("ui_locales")
         services.webSessions.languages = languages
@@ -101,7 +104,8 @@ public struct GatehouseApp: Sendable {
                                 providers: providerWiring.pages, passkeys: passkeys)
         AccountPages(context: pages, accounts: services.accounts, links: services.links, tokens: services.tokens,
                      applications: ApplicationAccessRevocation(consents: database.consents, revocation: services.tokens.revocation,
-                                                               audit: services.audit)).register(into: &router)
+                                                               audit: services.audit),
+                     dataExport: AccountDataExport(database: database, audit: services.audit, clock: services.clock)).register(into: &router)
         PasskeyRoutes(context: pages, ceremonies: passkeys, recentSignInWindow: 5 * 60).register(into: &router)
         PasskeySignUpRoutes(context: pages, signUp: PasskeySignUp(accounts: services.accounts, ceremonies: passkeys), links: services.links)
             .register(into: &router)

@@ -18,6 +18,7 @@ extension AccountError {
         case .reauthenticationRequired: t["error.reauthentication_required"]
         case .lastSignInMethod: t["error.last_sign_in_method"]
         case .confirmationMismatch: t["error.confirmation_mismatch"]
+        case .invalidName: t["error.invalid_name"]
         }
     }
 

@@ -15,6 +15,9 @@ struct CatalogueMailWording: MailWording {
         case .passwordResetDisabled: ("mail.reset.subject", "mail.reset_disabled.body")
         case .verifyEmail: ("mail.verify.subject", "mail.verify.body")
         case .alreadyRegistered: ("mail.already_registered.subject", "mail.already_registered.body")
+        case .emailChange: ("mail.email_change.subject", "mail.email_change.body")
+        case .emailChangeNotice: ("mail.email_change_notice.subject", "mail.email_change_notice.body")
+        case .passwordSetup: ("mail.password_setup.subject", "mail.password_setup.body")
         }
         return MailMessage(to: recipient, subject: t(subject, values),
                            textBody: t(body, values) + "\n\n" + t("mail.signature", values))

@@ -39,7 +39,7 @@ struct PageContext: Sendable {
         case .emailTaken, .lastSignInMethod: .conflict
         case .invalidToken, .notFound: .badRequest
         case .emailUnverified, .reauthenticationRequired: .forbidden
-        case .invalidEmail, .weakPassword, .confirmationMismatch: .unprocessableContent
+        case .invalidEmail, .weakPassword, .confirmationMismatch, .invalidName: .unprocessableContent
         }
     }
 

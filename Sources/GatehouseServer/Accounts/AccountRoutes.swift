@@ -100,7 +100,7 @@ extension AccountPages {
             <p>\(t["delete.explanation"])</p>
             \(again)\(form)
             <p><a href="/account">\(t["delete.keep"])</a></p>
-            """, web: web, status: status, csrfToken: csrf)
+            """, web: web, status: status, csrfToken: csrf, id: "delete")
         response.noStore()
         return response
     }

@@ -1,6 +1,7 @@
 import Foundation
 import GatehouseHTTP
 import GatehouseIdentity
+import GatehouseStore
 
 /// `/account/preferences`: the language of pages and mails and the time zone of the times on pages. Its
 /// own page, so the account page does not carry every zone's name.
@@ -48,6 +49,6 @@ extension AccountPages {
             <p class="muted">\(t["preferences.time_zone_hint"])</p>
             <button type="submit">\(t["preferences.submit"])</button></form>
             <p><a href="/account">\(t["preferences.back"])</a></p>
-            """, web: web, status: status)
+            """, web: web, status: status, id: "preferences")
     }
 }

@@ -56,7 +56,7 @@ public struct GatehouseApp: Sendable {
         let nativeApple = providerWiring.nativeAppleSignIn(clients: clients)
         let nativeGoogle = providerWiring.nativeGoogleSignIn(clients: clients)
         // Admin unlinks and deletions queue Apple's token revocation like the account page does.
-        let services = IdentityServices(configuration: configuration, database: database, secrets: secrets,
+        var services = IdentityServices(configuration: configuration, database: database, secrets: secrets,
                                         mailer: mailer ?? configuration.smtp.map { SMTPMailer(configuration: $0) } ?? LogMailer(sink: log.sink), clock: clock, log: log,
                                         events: events, audit: audit, clients: clients,
                                         externalIDTokens: NativeIDTokenResolvers(apple: nativeApple, google: nativeGoogle),
@@ -66,7 +66,8 @@ public struct GatehouseApp: Sendable {
         var languages = Languages(catalogues: Languages.builtIn.catalogues, defaultTag: branding.defaultLanguage)
         languages.uiLocalesCookie = services.webSessions.cookies.name("ui_locales")
         services.webSessions.languages = languages
-        services.links.wording = CatalogueMailWording(languages: languages, productName: branding.productName)
+        services.links.wording = CatalogueMailWording(languages: languages, productName: branding.productName,
+                                                     templates: branding.templates)
         var layout = PageLayout(demo: configuration.demo, branding: branding)
         layout.languages = languages
         providers = providerWiring.registry

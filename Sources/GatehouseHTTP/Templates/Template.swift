@@ -22,6 +22,8 @@ public struct Template: Sendable, Equatable {
         public let line: Int
         public let reason: String
         public var description: String { "\(file):\(line): \(reason)" }
+
+        public init(file: String, line: Int, reason: String) { self.file = file; self.line = line; self.reason = reason }
     }
 
     /// Templates are small: a longer file is refused before it is parsed.

@@ -87,10 +87,14 @@ import Testing
     static var keysInCode: Set<String> {
         var keys = Set<String>()
         let source = serverSources
-        for lookup in source.matches(of: /\b(?:t|texts)(?:\.html|\.count)?[\[(]([^\]\),\n]*)/) {
+        // Not `\b`: Unicode word boundaries do not break `web.texts` at its dot.
+        for lookup in source.matches(of: /(?:^|[^A-Za-z0-9_])(?:t|texts)(?:\.html|\.count)?[\[(]([^\]\),\n]*)/) {
             for literal in lookup.1.matches(of: /"([a-z_]+\.[a-z0-9_.]+)"/) { keys.insert(String(literal.1)) }
         }
-        for literal in source.matches(of: /"((?:notice|mail)\.[a-z0-9_.]+)"/) { keys.insert(String(literal.1)) }
+        for literal in source.matches(of: /"(notice\.[a-z0-9_.]+)"/) { keys.insert(String(literal.1)) }
+        let mails = (try? String(contentsOf: root.appendingPathComponent("Sources/GatehouseServer/Languages/CatalogueMailWording.swift"),
+                                 encoding: .utf8)) ?? ""
+        for literal in mails.matches(of: /"(mail\.[a-z0-9_.]+)"/) { keys.insert(String(literal.1)) }
         return keys
     }
 

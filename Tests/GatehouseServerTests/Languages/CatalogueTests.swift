@@ -172,4 +172,15 @@ import Testing
         #expect(en.translating("No such session.") == "No such session.")
         #expect(en.translating("Not in any catalogue.") == "Not in any catalogue.")
     }
+
+    @Test func theLanguageIsTheSavedChoiceThenUILocalesThenAcceptLanguageThenTheDefault() {
+        let languages = Languages(catalogues: Languages.builtIn.catalogues, defaultTag: "es")
+        #expect(languages.choose(saved: "ja", uiLocales: "de", acceptLanguage: "fr") == "ja")
+        #expect(languages.choose(saved: nil, uiLocales: "xx de-CH", acceptLanguage: "fr") == "de")
+        #expect(languages.choose(saved: "xx", uiLocales: nil, acceptLanguage: "pt, fr;q=0.4, ar;q=0.9") == "ar")
+        #expect(languages.choose(saved: nil, uiLocales: nil, acceptLanguage: "de;q=0, fr;q=0.1") == "fr", "q=0 is not acceptable")
+        #expect(languages.choose(saved: nil, uiLocales: nil, acceptLanguage: "*, pt") == "es")
+        #expect(languages.choose(saved: nil, uiLocales: nil, acceptLanguage: nil) == "es")
+        #expect(Languages.preferences("en;q=0.5, de, fr;q=0.5") == ["de", "en", "fr"], "equal q-values keep the header's order")
+    }
 }

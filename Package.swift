@@ -98,6 +98,7 @@ let package = Package(
         .testTarget(name: "GatehouseClientLiveTests", dependencies: [
             "GatehouseClient", "GatehouseClientOpenSSL", "GatehouseServer", "GatehouseProviderSimulator", "GatehouseHTTP",
             "GatehouseHTTPServer", "GatehouseTesting", "GatehouseSQLite", "GatehouseIdentity", "GatehouseCrypto", "GatehouseStore",
+            "GatehouseWebAuthnTesting",
         ]),
         .testTarget(name: "GatehouseMailTests", dependencies: ["GatehouseMail", "GatehouseIdentity"], exclude: ["Fixtures"]),
         .testTarget(name: "GatehouseProviderSimulatorTests", dependencies: ["GatehouseProviderSimulator", "GatehouseHTTP", "GatehouseCrypto", "GatehouseTesting"]),

@@ -17,6 +17,9 @@ public struct SoftwareDPoPKey: DPoPKey {
     /// The private key as a JWK, to store with the tokens.
     public var privateJWKData: Data { Data(key.privateJWKData()) }
 
+    /// The private key itself (``privateJWKData``): a software key has no handle to keep instead.
+    public var keyReference: Data { privateJWKData }
+
     public var algorithm: String { key.algorithm.rawValue }
 
     public var publicJWK: [String: String] {

@@ -30,13 +30,14 @@ import Testing
         let browser: BrowserLikeClient
     }
 
-    static func start() async throws -> Live {
+    static func start(_ tweak: (inout GatehouseConfiguration) -> Void = { _ in }) async throws -> Live {
         let port = try freeLoopbackPort()
         var configuration = try GatehouseConfiguration.load(environment: [
             "GATEHOUSE_PUBLIC_URL": "http://127.0.0.1:\(port)", "GATEHOUSE_LISTEN": "127.0.0.1:\(port)"])
         configuration.passwordHashing = Argon2idParameters(memoryBytes: 1 << 20, iterations: 1)
         configuration.accessLog = false
         configuration.signingKeyGenerator = { $0 == .rs256 ? Self.rsaKey : try GatehouseCrypto.SigningKey.generate($0) }
+        tweak(&configuration)
         let database = try await SQLiteDatabase.open(url: "sqlite::memory:")
         _ = try await database.migrate()
         let app = GatehouseApp(configuration: configuration, database: database, secrets: ServerSecrets(master: SecureRandom.bytes(32)),

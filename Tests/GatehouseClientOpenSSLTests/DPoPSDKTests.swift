@@ -85,6 +85,6 @@ import Testing
         #expect(checked.allSatisfy { $0["ok"] as? Bool == true })
         #expect((checked[0]["claims"] as? [String: Any])?["nonce"] == nil)
         #expect((checked[1]["claims"] as? [String: Any])?["nonce"] as? String == "server-nonce")
-        #expect(await transport.currentNonce() == "server-nonce")
+        #expect(await transport.currentNonce(for: URL(string: "https://id.example.com/")!) == "server-nonce")
     }
 }

@@ -9,33 +9,33 @@ import Testing
     private let callback = URL(string: "myapp://auth-callback")!
 
     @Test func handOffTokenParsed() throws {
-        #expect(try HandOff.parseCallback(URL(string: "myapp://auth-callback?token=t%2Bk-1")!, expected: callback) == "t+k-1")
+        #expect(try Handoff.parseCallback(URL(string: "myapp://auth-callback?token=t%2Bk-1")!, expected: callback) == "t+k-1")
     }
 
     @Test func handOffErrorSurfaces() {
-        #expect(throws: HandOffError.provider(OAuthError(code: .accessDenied, description: "Cancelled by user"))) {
-            try HandOff.parseCallback(URL(string: "myapp://auth-callback?error=access_denied&error_description=Cancelled%20by%20user")!, expected: callback)
+        #expect(throws: HandoffError.provider(OAuthError(code: .accessDenied, description: "Cancelled by user"))) {
+            try Handoff.parseCallback(URL(string: "myapp://auth-callback?error=access_denied&error_description=Cancelled%20by%20user")!, expected: callback)
         }
     }
 
     @Test func handOffRejectsOddCallbacks() {
-        #expect(throws: HandOffError.tokenMissing) { try HandOff.parseCallback(URL(string: "myapp://auth-callback")!) }
-        #expect(throws: HandOffError.parameterRepeated("token")) { try HandOff.parseCallback(URL(string: "myapp://auth-callback?token=a&token=b")!) }
-        #expect(throws: HandOffError.unexpectedCallback) { try HandOff.parseCallback(URL(string: "otherapp://auth-callback?token=a")!, expected: callback) }
+        #expect(throws: HandoffError.tokenMissing) { try Handoff.parseCallback(URL(string: "myapp://auth-callback")!) }
+        #expect(throws: HandoffError.parameterRepeated("token")) { try Handoff.parseCallback(URL(string: "myapp://auth-callback?token=a&token=b")!) }
+        #expect(throws: HandoffError.unexpectedCallback) { try Handoff.parseCallback(URL(string: "otherapp://auth-callback?token=a")!, expected: callback) }
     }
 
     @Test func redeemURLBuilt() throws {
-        let verifier = HandOff.makeVerifier()
-        let url = HandOff.redeemURL(base: URL(string: "https://app.example.com/")!, token: "tok/1", verifier: verifier.verifier)
+        let verifier = Handoff.makeVerifier()
+        let url = Handoff.redeemURL(base: URL(string: "https://app.example.com/")!, token: "tok/1", verifier: verifier.verifier)
         #expect(url.absoluteString == "https://app.example.com/native/redeem?token=tok%2F1&verifier=\(verifier.verifier)")
         #expect(verifier.challenge == PKCE.challenge(for: verifier.verifier))
     }
 
     @Test func redeemPathFromWebKeepsItsQueryAndStaysOnOrigin() throws {
         let base = URL(string: "https://app.example.com/sign-in")!
-        let url = try #require(HandOff.redeemURL(base: base, redeemPath: "/native/redeem?verifier=abc", token: "t1"))
+        let url = try #require(Handoff.redeemURL(base: base, redeemPath: "/native/redeem?verifier=abc", token: "t1"))
         #expect(url.absoluteString == "https://app.example.com/native/redeem?verifier=abc&token=t1")
-        #expect(HandOff.redeemURL(base: base, redeemPath: "https://evil.example.com/steal", token: "t1") == nil)
+        #expect(Handoff.redeemURL(base: base, redeemPath: "https://evil.example.com/steal", token: "t1") == nil)
     }
 
     @Test func appleNonceHashIsSHA256Hex() {

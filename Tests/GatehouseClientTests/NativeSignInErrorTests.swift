@@ -23,17 +23,17 @@ import Testing
         #expect(GatehouseSignInError(code: "access_denied", description: "no") == .refused(code: "access_denied", message: "no"))
     }
 
-    @Test func theHandOffCallbacksErrorIsTyped() {
+    @Test func theHandoffCallbacksErrorIsTyped() {
         let callback = URL(string: "myapp://auth-callback?error=account_exists&error_description=An%20account%20exists")!
         do {
-            _ = try HandOff.parseCallback(callback)
+            _ = try Handoff.parseCallback(callback)
             Issue.record("an error callback has no token")
         } catch {
             #expect(GatehouseSignInError(error) == .accountExists(message: "An account exists"))
         }
         let denied = URL(string: "myapp://auth-callback?error=access_denied")!
-        #expect(throws: HandOffError.self) { try HandOff.parseCallback(denied) }
-        do { _ = try HandOff.parseCallback(denied) } catch { #expect(GatehouseSignInError(error) == .cancelled) }
+        #expect(throws: HandoffError.self) { try Handoff.parseCallback(denied) }
+        do { _ = try Handoff.parseCallback(denied) } catch { #expect(GatehouseSignInError(error) == .cancelled) }
         #expect(GatehouseSignInError(URLError(.notConnectedToInternet)).code == "temporarily_unavailable")
     }
 

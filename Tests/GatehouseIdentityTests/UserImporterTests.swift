@@ -35,7 +35,7 @@ import Testing
     }
 
     @Test func csvWithQuotesAndIdentityColumns() async throws {
-        let (importer, database) = try await Self.importer(.externalId)
+        let (importer, database) = try await Self.importer(.productUserId)
         let text = "email,name,verified,created_at,external_id,provider,uid\r\n"
             + "ada@example.com,\"Lovelace, Ada \"\"AL\"\"\",t,1600000000,17,google_oauth2,1234\r\n"
             + "ada@example.com,\"Lovelace, Ada \"\"AL\"\"\",t,1600000000,17,github,99\r\n"
@@ -44,7 +44,7 @@ import Testing
         #expect(try await database.users.count() == 0)
         let report = try await importer.run(text, dryRun: false)
         #expect(report.errors.isEmpty, "\(report.errors)")
-        // The second row updates the account the first created (same external id): no duplicate.
+        // The second row updates the account the first created (same product user id): no duplicate.
         #expect(report.created == 1 && report.updated == 1)
         // subject_source external_id: the product's id is the Gatehouse id, so `sub` is it.
         let user = try #require(try await database.users.find(id: "17"))

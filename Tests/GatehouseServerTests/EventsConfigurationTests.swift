@@ -22,7 +22,7 @@ struct EventsConfigurationTests {
                           "backchannel_logout_uri": "https://app.example/logout", "backchannel_logout_session_required": true}]}
             """)
         let configuration = try GatehouseConfiguration.load(environment: ["HOOK_SECRET": Self.secret + "-env"], configPath: path)
-        #expect(configuration.subjectSource == .externalId)
+        #expect(configuration.subjectSource == .productUserId)
         #expect(configuration.webhooks.count == 2)
         #expect(configuration.webhooks[0].secret == Self.secret + "-env")
         #expect(configuration.webhooks[0].events == [.userDeleted, .sessionEnded])

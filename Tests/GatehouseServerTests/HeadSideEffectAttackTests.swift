@@ -29,4 +29,22 @@ import Testing
             #expect(try await browser.send(.head, target, headers: HTTPHeaders(), body: []).status == 200, "\(target)")
         }
     }
+
+    /// On the wire too: libmicrohttpd drops a HEAD answer's body and keeps its headers; a refused HEAD is the same 405.
+    @Test(arguments: TestTransport.allCases)
+    func headOverEitherTransport(_ transport: TestTransport) async throws {
+        let gatehouse = try await TestGatehouse.make()
+        try await transport.run(gatehouse.app.pipeline) { client in
+            for target in ["/healthz", "/oauth/jwks", "/sign-in"] {
+                let get = try await client.send(.get, target, headers: HTTPHeaders(), body: [])
+                let head = try await client.send(.head, target, headers: HTTPHeaders(), body: [])
+                #expect(head.status == 200 && get.status == 200, "\(target)")
+                #expect(head.body.isEmpty && !get.body.isEmpty, "\(target): HEAD carries no body")
+                #expect(head.headers["Content-Type"] == get.headers["Content-Type"], "\(target)")
+            }
+            let refused = try await client.send(.head, "/email/verify/abc", headers: HTTPHeaders(), body: [])
+            #expect(refused.status == 405)
+            #expect(refused.headers["Allow"]?.contains("HEAD") == false)
+        }
+    }
 }

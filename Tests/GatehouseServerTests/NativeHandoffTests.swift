@@ -125,7 +125,7 @@ import Testing
         #expect(web.headers["Location"]?.contains("/_sim/google/") == true, "\(web.headers["Location"] ?? "")")
     }
 
-    @Test func aCustomSchemeHandOffWaitsForTheUsersContinue() async throws {
+    @Test func aCustomSchemeHandoffWaitsForTheUsersContinue() async throws {
         let gatehouse = try await Self.gatehouse()
         let challenge = PKCE.challenge(for: PKCE.generateVerifier())
         // The page asks, names the app and the account, and carries no hand-off token.
@@ -279,30 +279,73 @@ import Testing
         #expect(exists.hasPrefix("demoapp://auth-callback?error=account_exists"), "\(exists)")
     }
 
+    static func linkTicket(_ webView: BrowserLikeClient, csrf: String, challenge: String, origin: String = base) async throws -> TestResponse {
+        try await webView.post("/native/link-ticket", [("csrf_token", csrf), ("app", "demo-app"), ("challenge", challenge)],
+                               headers: ["Origin": origin])
+    }
+
+    static func ticket(in response: TestResponse) throws -> String {
+        try #require((try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: String])?["ticket"])
+    }
+
     @Test func linkingAProviderFromTheApp() async throws {
         let gatehouse = try await Self.gatehouse()
         let webView = try await gatehouse.signedUpBrowser(email: "linker@example.com")
         let account = try await webView.get("/account")
         let csrf = try #require(BrowserLikeClient.hiddenField("csrf_token", in: account.text))
-        // Without a session or from another origin, no ticket.
-        #expect(try await gatehouse.browser().post("/native/link-ticket", [("csrf_token", csrf), ("app", "demo-app")],
-                                                   headers: ["Origin": Self.base]).status == 401)
-        #expect(try await webView.post("/native/link-ticket", [("csrf_token", csrf), ("app", "demo-app")],
-                                       headers: ["Origin": "https://evil.example"]).status == 403)
-        let ticketResponse = try await webView.post("/native/link-ticket", [("csrf_token", csrf), ("app", "demo-app")], headers: ["Origin": Self.base])
-        let ticket = try #require((try JSONSerialization.jsonObject(with: Data(ticketResponse.body)) as? [String: String])?["ticket"])
         let verifier = PKCE.generateVerifier()
-        let callback = try await Self.systemBrowserSignIn(gatehouse, challenge: PKCE.challenge(for: verifier), email: "linker.google@example.com",
+        let challenge = PKCE.challenge(for: verifier)
+        // Without a session, from another origin or without the web view's challenge, no ticket.
+        #expect(try await Self.linkTicket(gatehouse.browser(), csrf: csrf, challenge: challenge).status == 401)
+        #expect(try await Self.linkTicket(webView, csrf: csrf, challenge: challenge, origin: "https://evil.example").status == 403)
+        #expect(try await webView.post("/native/link-ticket", [("csrf_token", csrf), ("app", "demo-app")], headers: ["Origin": Self.base]).status == 400)
+        let ticket = try Self.ticket(in: try await Self.linkTicket(webView, csrf: csrf, challenge: challenge))
+        let callback = try await Self.systemBrowserSignIn(gatehouse, challenge: challenge, email: "linker.google@example.com",
                                                           extra: "&link=\(ticket)")
         let token = try #require(Self.token(from: callback), "\(callback)")
+        let user = try #require(try await gatehouse.database.users.find(email: "linker@example.com"))
+        #expect(try await gatehouse.database.externalIdentities.list(userId: user.id).isEmpty, "nothing is linked in the system browser")
         let redeem = try await Self.redeem(webView, token: token, verifier: verifier)
         #expect(redeem.status == 303 && redeem.headers["Location"] == "/account?notice=identity-linked")
-        let user = try #require(try await gatehouse.database.users.find(email: "linker@example.com"))
         #expect(try await gatehouse.database.externalIdentities.list(userId: user.id).map(\.provider) == ["google"])
         #expect(try await gatehouse.database.users.count() == 1, "linked, not a new account")
         // A ticket is single-use.
-        let reused = try await Self.systemBrowserSignIn(gatehouse, challenge: PKCE.challenge(for: verifier), extra: "&link=\(ticket)")
+        let reused = try await Self.systemBrowserSignIn(gatehouse, challenge: challenge, extra: "&link=\(ticket)")
         #expect(reused == "status 400")
+        // A ticket presented with another web view's challenge starts nothing (and is spent).
+        let bound = try Self.ticket(in: try await Self.linkTicket(webView, csrf: csrf, challenge: challenge))
+        #expect(try await Self.systemBrowserSignIn(gatehouse, challenge: PKCE.challenge(for: PKCE.generateVerifier()),
+                                                   extra: "&link=\(bound)") == "status 400")
+        #expect(try await Self.systemBrowserSignIn(gatehouse, challenge: challenge, extra: "&link=\(bound)") == "status 400")
+    }
+
+    /// The link CSRF: the attacker mints a ticket for their own account and sends the victim the start URL.
+    /// The victim signs in to their provider in their own browser and answers the question; whichever
+    /// answer, and whoever redeems the token in a web view without the attacker's verifier, the victim's
+    /// identity is linked nowhere.
+    @Test(arguments: [Confirm.yes, .no])
+    func aLinkTicketSentToSomeoneElseLinksNothing(_ answer: Confirm) async throws {
+        let gatehouse = try await Self.gatehouse()
+        let attacker = try await gatehouse.signedUpBrowser(email: "attacker@example.com")
+        let csrf = try #require(BrowserLikeClient.hiddenField("csrf_token", in: try await attacker.get("/account").text))
+        let attackerVerifier = PKCE.generateVerifier()
+        let ticket = try Self.ticket(in: try await Self.linkTicket(attacker, csrf: csrf, challenge: PKCE.challenge(for: attackerVerifier)))
+        let victimWebView = try await gatehouse.signedUpBrowser(email: "victim@example.com")
+        let callback = try await Self.systemBrowserSignIn(gatehouse, challenge: PKCE.challenge(for: attackerVerifier), email: "victim.google@example.com",
+                                                          confirm: answer, extra: "&link=\(ticket)")
+        let owner = try #require(try await gatehouse.database.users.find(email: "attacker@example.com"))
+        #expect(try await gatehouse.database.externalIdentities.list(userId: owner.id).isEmpty)
+        if answer == .no {
+            #expect(callback.contains("error=access_denied") && Self.token(from: callback) == nil, "\(callback)")
+        } else {
+            // The victim's own app redeems in the victim's web view, with the verifier it holds: refused, nothing linked.
+            let token = try #require(Self.token(from: callback), "\(callback)")
+            #expect(try await Self.redeem(victimWebView, token: token, verifier: PKCE.generateVerifier()).status == 400)
+        }
+        #expect(try await gatehouse.database.externalIdentities.list(userId: owner.id).isEmpty, "the victim's Google is not the attacker's")
+        let victim = try #require(try await gatehouse.database.users.find(email: "victim@example.com"))
+        #expect(try await gatehouse.database.externalIdentities.list(userId: victim.id).isEmpty)
+        #expect(try await gatehouse.database.users.count() == 2, "and no account was made of it")
     }
 
     @Test func offOriginReturnToIsDropped() async throws {

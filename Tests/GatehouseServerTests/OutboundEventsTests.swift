@@ -349,7 +349,7 @@ struct OutboundEventsTests {
         #expect(hooks.contains("identity.unlinked"))
     }
 
-    @Test func externalIdIsAClaimWhenTheSubjectStaysGatehouses() async throws {
+    @Test func productUserIdIsAClaimWhenTheSubjectStaysGatehouses() async throws {
         let fixture = try await EventsFixture.make()
         let (browser, first) = try await fixture.signIn()
         #expect(OAuthFixture.claims(first)["external_id"] == nil)
@@ -358,7 +358,7 @@ struct OutboundEventsTests {
         // product's id beside Gatehouse's.
         _ = try await fixture.app.services.importer.run(#"{"email": "ada@example.com", "verified": true, "external_id": "rails-42"}"# + "\n",
                                                         format: .jsonLines, dryRun: false, mergeExisting: true)
-        #expect(try await fixture.database.userImports.externalId(userId: user.id) == "rails-42")
+        #expect(try await fixture.database.userImports.productUserId(userId: user.id) == "rails-42")
         let (_, second) = try await fixture.signIn(browser: browser)
         #expect(OAuthFixture.claims(second)["external_id"] as? String == "rails-42")
         #expect(OAuthFixture.claims(second)["sub"] as? String == user.id)

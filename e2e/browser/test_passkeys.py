@@ -238,3 +238,34 @@ def test_attacks_are_refused(server, browsers):
     ada.get(server.url + "/sign-in")
     ada.find_element(By.ID, "passkey-sign-in-button").click()
     WebDriverWait(ada, 15).until(lambda d: d.current_url == server.url + "/account")
+
+
+def test_sign_up_with_a_passkey_and_no_password(server, browsers):
+    """The sign-up page's passkey form: an account with no password, unverified until the mailed link is confirmed —
+    here in the session the passkey signed in, so the passkey stays — then the account page lists it."""
+    driver = browsers()
+    without_conditional_ui(driver)
+    authenticator_id = authenticator(driver)
+    driver.get(server.url + "/sign-up")
+    section = driver.find_element(By.ID, "passkey-sign-up")
+    WebDriverWait(driver, 5).until(lambda d: section.is_displayed())
+    driver.find_element(By.ID, "passkey-email").send_keys("lin@example.com")
+    driver.find_element(By.ID, "passkey-display-name").send_keys("Lin")
+    screenshot(driver, "passkey-sign-up")
+    driver.find_element(By.CSS_SELECTOR, "#passkey-sign-up-form button[type=submit]").click()
+    WebDriverWait(driver, 15).until(lambda d: d.current_url == server.url + "/sign-up/check-email")
+    stored = credentials(driver, authenticator_id)
+    assert len(stored) == 1 and stored[0]["isResidentCredential"] and stored[0]["rpId"] == "localhost"
+    assert b"lin" not in base64.b64decode(stored[0]["userHandle"])
+
+    # Unverified, the usual rules: the passkey signs in; then the link, confirmed in that session, proves the address.
+    driver.get(server.url + "/sign-in")
+    button = driver.find_element(By.ID, "passkey-sign-in-button")
+    WebDriverWait(driver, 5).until(lambda d: button.is_displayed())
+    button.click()
+    WebDriverWait(driver, 15).until(lambda d: d.current_url == server.url + "/account")
+    driver.get(server.wait_for_link("lin@example.com", "/email/verify/"))
+    assert not driver.find_elements(By.ID, "password"), "signed in: no password is asked for"
+    click_and_wait(driver, driver.find_element(By.CSS_SELECTOR, "form[action^='/email/verify/'] button[type=submit]"))
+    assert driver.current_url == server.url + "/account?notice=email-verified"
+    assert "Passkey" in driver.find_element(By.CSS_SELECTOR, "#passkeys tr").text

@@ -8,7 +8,7 @@ LIFETIME = 10 * 60      # Gatehouse.LIFETIME_MS
 CLOSED_GRACE = 0.7      # Gatehouse.CLOSED_GRACE_MS
 
 
-class AndroidHandOff:
+class AndroidHandoff:
     def __init__(self):
         self.pending = None          # SharedPreferences "pending": (message_id, redeem, created_at)
         self.parked = None           # Gatehouse.parkedCallback

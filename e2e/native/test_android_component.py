@@ -9,7 +9,7 @@ import xml.etree.ElementTree as ElementTree
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import android_handoff  # noqa: E402
-from android_handoff import AndroidHandOff  # noqa: E402
+from android_handoff import AndroidHandoff  # noqa: E402
 
 ANDROID = pathlib.Path(__file__).resolve().parent.parent.parent / "Integrations" / "Android"
 KOTLIN = {path.name: path.read_text() for path in (ANDROID / "src/main/java/dev/gatehouse/hotwire").glob("*.kt")}
@@ -59,7 +59,7 @@ def test_the_mirror_uses_the_kotlin_constants_and_messages():
 
 
 def test_closing_the_custom_tab_replies_cancelled_after_the_grace_period():
-    handoff = AndroidHandOff()
+    handoff = AndroidHandoff()
     handoff.launch("7", REDEEM, now=0)
     handoff.host_resumed(now=30)          # the user closed the tab: the app is in front, no callback
     handoff.advance(now=30.5)
@@ -72,7 +72,7 @@ def test_closing_the_custom_tab_replies_cancelled_after_the_grace_period():
 
 
 def test_a_callback_within_the_grace_period_wins_over_the_closed_tab():
-    handoff = AndroidHandOff()
+    handoff = AndroidHandoff()
     handoff.launch("8", REDEEM, now=0)
     handoff.host_resumed(now=10)
     handoff.callback_arrives("myapp://auth-callback?token=tok", now=10.2)
@@ -81,11 +81,11 @@ def test_a_callback_within_the_grace_period_wins_over_the_closed_tab():
 
 
 def test_an_error_callback_is_typed_and_a_parked_callback_survives_process_death():
-    handoff = AndroidHandOff()
+    handoff = AndroidHandoff()
     handoff.launch("9", REDEEM, now=0)
     handoff.callback_arrives("myapp://auth-callback?error=access_denied&error_description=No", now=5)
     assert handoff.replies == [{"error": "cancelled", "error_description": "You closed the sign-in."}], "Cancel on Continue"
-    restarted = AndroidHandOff()
+    restarted = AndroidHandoff()
     restarted.launch("10", REDEEM, now=0)
     restarted.component_alive = False     # the process was killed while the tab was in front
     restarted.callback_arrives("myapp://auth-callback?token=t2", now=20)
@@ -97,7 +97,7 @@ def test_an_error_callback_is_typed_and_a_parked_callback_survives_process_death
 
 
 def test_a_stale_pending_hand_off_is_dropped():
-    handoff = AndroidHandOff()
+    handoff = AndroidHandoff()
     handoff.launch("11", REDEEM, now=0)
     handoff.callback_arrives("myapp://auth-callback?token=late", now=601)
     assert handoff.routes == [] and handoff.replies == []

@@ -23,6 +23,9 @@ import requests
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 from conftest import ROOT, free_port  # noqa: E402
 
+sys.path.insert(0, os.path.dirname(__file__))
+from package_lock import machine_package_lock  # noqa: E402
+
 UNIT = pathlib.Path("/lib/systemd/system/gatehouse.service")
 DATA = pathlib.Path("/var/lib/gatehouse")
 ETC = pathlib.Path("/etc/gatehouse")
@@ -45,6 +48,12 @@ def user_exists():
         return True
     except KeyError:
         return False
+
+
+@pytest.fixture(autouse=True)
+def one_package_test_at_a_time():
+    with machine_package_lock():
+        yield
 
 
 def unit_setting(name):

@@ -7,11 +7,12 @@ import re
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent.parent
-GUIDES = [ROOT / "docs" / "integrations" / "rails.md", ROOT / "docs" / "integrations" / "api.md"]
+GUIDES = [ROOT / "docs" / "integrations" / "rails.md", ROOT / "docs" / "integrations" / "api.md",
+          ROOT / "Sources" / "GatehouseClient" / "README.md"]
 RAILS = ROOT / "examples" / "rails"
 SNIPPET = re.compile(r"<!-- snippet: (?P<path>\S+) -->\n(?:```(?P<lang>\w*)\n(?P<body>.*?)```\n)?", re.S)
 COUNT_TABLE = re.compile(r"<!-- line-counts -->\n.*?<!-- /line-counts -->\n", re.S)
-LANGUAGES = {".rb": "ruby", ".erb": "erb", ".js": "js", "": "ruby"}
+LANGUAGES = {".rb": "ruby", ".erb": "erb", ".js": "js", ".swift": "swift", "": "ruby"}
 
 
 def code_lines(lines):

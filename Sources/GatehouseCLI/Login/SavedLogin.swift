@@ -109,6 +109,7 @@ func describeLoginFailure(_ error: any Error) -> String {
         case .signedOut: return "not signed in; run 'gatehouse login'"
         case .sessionEnded(let oauth):
             return "the session has ended (\(oauth.errorDescription ?? oauth.code.rawValue)); run 'gatehouse login' again"
+        case .dpopKeyChanged: return "the tokens are bound to a DPoP key this login does not have; run 'gatehouse login' again"
         }
     case let error as HTTPTransportError: return "unexpected answer from the provider: \(error)"
     case let error as FileTokenStoreError: return "token file problem: \(error)"

@@ -56,28 +56,16 @@ public struct NativeAppleSignInRequest: Sendable, Equatable {
     /// The JSON POST to send (through `URLSessionTransport`, or with `URLSession` directly when
     /// you want the cookie in `HTTPCookieStorage`).
     public func urlRequest(base: URL) throws -> URLRequest {
-        var request = URLRequest(url: base.appendingAbsolutePath("/native/apple"))
-        request.httpMethod = "POST"
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        request.setValue("application/json", forHTTPHeaderField: "Accept")
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        request.httpBody = try encoder.encode(Body(
+        try NativeSignInPost.urlRequest(base: base, path: "/native/apple", body: Body(
             identity_token: identityToken, authorization_code: authorizationCode, raw_nonce: rawNonce,
             given_name: givenName, family_name: familyName, app: app, response: response.rawValue
         ))
-        return request
     }
 
     /// Sends the request; for `.tokens` returns the tokens, for `.session` returns `nil` (the
     /// cookies are in the returned response, see `cookies(from:)`).
     public func send(base: URL, transport: any HTTPTransport) async throws -> (TokenResponse?, HTTPURLResponse) {
-        let (data, response) = try await transport.send(urlRequest(base: base))
-        if let error = OAuthError(jsonBody: data, httpStatus: response.statusCode) { throw error }
-        guard response.isSuccess else { throw HTTPTransportError.unexpectedStatus(response.statusCode, body: data.excerpt) }
-        guard self.response == .tokens else { return (nil, response) }
-        do { return (try JSONDecoder().decode(TokenResponse.self, from: data), response) }
-        catch { throw HTTPTransportError.invalidBody("token response: \(error)") }
+        try await NativeSignInPost.send(try urlRequest(base: base), answer: response, transport: transport, failure: { $0 })
     }
 
     /// The cookies a response sets, ready for `WKHTTPCookieStore.setCookie`.

@@ -54,8 +54,8 @@ public enum GatehouseSignInError: Error, Equatable, Sendable, CustomStringConver
         switch error {
         case let error as GatehouseSignInError: self = error
         case let error as OAuthError: self.init(error)
-        case HandOffError.provider(let error): self.init(code: error.code.rawValue, description: error.errorDescription, fromCallback: true)
-        case let error as HandOffError: self = .refused(code: "invalid_callback", message: "Signing in did not complete (\(error)).")
+        case HandoffError.provider(let error): self.init(code: error.code.rawValue, description: error.errorDescription, fromCallback: true)
+        case let error as HandoffError: self = .refused(code: "invalid_callback", message: "Signing in did not complete (\(error)).")
         case let error as HTTPTransportError: self = .network(message: "Gatehouse answered unexpectedly (\(error)).")
         case let error as URLError: self = .network(message: error.localizedDescription)
         default: self = .refused(code: "invalid_callback", message: "Signing in did not complete.")

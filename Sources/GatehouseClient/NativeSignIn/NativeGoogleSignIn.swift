@@ -30,25 +30,14 @@ public struct NativeGoogleSignInRequest: Sendable, Equatable {
     }
 
     public func urlRequest(base: URL) throws -> URLRequest {
-        var request = URLRequest(url: base.appendingAbsolutePath("/native/google"))
-        request.httpMethod = "POST"
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        request.setValue("application/json", forHTTPHeaderField: "Accept")
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        request.httpBody = try encoder.encode(["id_token": idToken, "raw_nonce": rawNonce, "app": app, "response": response.rawValue])
-        return request
+        try NativeSignInPost.urlRequest(base: base, path: "/native/google",
+                                        body: ["id_token": idToken, "raw_nonce": rawNonce, "app": app, "response": response.rawValue])
     }
 
     /// Sends the request; a refusal throws `GatehouseSignInError` (`account_exists` as `.accountExists`, …).
     public func send(base: URL, transport: any HTTPTransport) async throws -> (TokenResponse?, HTTPURLResponse) {
-        let data: Data, response: HTTPURLResponse
-        do { (data, response) = try await transport.send(urlRequest(base: base)) } catch { throw GatehouseSignInError(error) }
-        if let error = OAuthError(jsonBody: data, httpStatus: response.statusCode) { throw GatehouseSignInError(error) }
-        guard response.isSuccess else { throw GatehouseSignInError(HTTPTransportError.unexpectedStatus(response.statusCode, body: data.excerpt)) }
-        guard self.response == .tokens else { return (nil, response) }
-        do { return (try JSONDecoder().decode(TokenResponse.self, from: data), response) }
-        catch { throw GatehouseSignInError(HTTPTransportError.invalidBody("token response: \(error)")) }
+        try await NativeSignInPost.send(try urlRequest(base: base), answer: response, transport: transport,
+                                        failure: { GatehouseSignInError($0) })
     }
 }
 

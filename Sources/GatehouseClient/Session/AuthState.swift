@@ -8,6 +8,9 @@ import Foundation
 ///   cannot lose a rotation (a lost rotation would trip reuse detection and end the session).
 /// - `invalid_grant` on refresh (revoked, expired, or reused refresh token) signs the user out:
 ///   storage cleared, `status == .signedOut`, callers get `AuthStateError.sessionEnded`.
+/// - With a DPoP key (`OAuthClient(…, dpopKey:)`), the key's thumbprint and reference are stored with
+///   the tokens, and a refresh with any other key is refused here, before the refresh token is sent:
+///   the session ends (`AuthStateError.dpopKeyChanged`), as the server would refuse it anyway.
 /// - Every change is announced on `events()` (signed in, refreshed, signed out, session ended by
 ///   the server), so the UI can follow one stream instead of polling `status`.
 public actor AuthState {
@@ -68,7 +71,7 @@ public actor AuthState {
 
     /// Stores the tokens of a completed sign-in (any grant).
     public func signIn(with response: TokenResponse) async throws {
-        let new = TokenSet(response: response, receivedAt: client.now())
+        let new = TokenSet(response: response, receivedAt: client.now(), dpopKey: client.dpop?.key)
         try await store.save(new)
         generation += 1
         refreshTask = nil
@@ -114,6 +117,11 @@ public actor AuthState {
             broadcast.send(.sessionEnded(nil))
             throw AuthStateError.signedOut
         }
+        if let bound = current.dpopKeyThumbprint, bound != client.dpop?.key.thumbprint {
+            try await clearSession()
+            broadcast.send(.sessionEnded(nil))
+            throw AuthStateError.dpopKeyChanged
+        }
         let started = generation
         let task = Task { try await self.performRefresh(refreshToken: refreshToken, previous: current, generation: started) }
         refreshTask = task
@@ -132,7 +140,7 @@ public actor AuthState {
             }
             throw AuthStateError.sessionEnded(error)
         }
-        let new = TokenSet(response: response, receivedAt: client.now(), previous: previous)
+        let new = TokenSet(response: response, receivedAt: client.now(), previous: previous, dpopKey: client.dpop?.key)
         guard generation == started else { throw AuthStateError.signedOut }
         try await store.save(new)
         tokens = new
@@ -185,4 +193,7 @@ public enum AuthStateError: Error, Equatable, Sendable {
     case signedOut
     /// The refresh token was refused (`invalid_grant`); the user has been signed out.
     case sessionEnded(OAuthError)
+    /// The tokens are bound to a DPoP key this client does not have (another key was given, or the
+    /// stored one was lost); they cannot be used, and the user has been signed out.
+    case dpopKeyChanged
 }

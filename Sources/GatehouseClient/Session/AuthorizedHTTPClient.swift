@@ -3,7 +3,9 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// Sends API requests with `Authorization: Bearer <access token>` from an `AuthState`.
+/// Sends API requests with `Authorization: Bearer <access token>` from an `AuthState` — or, when its
+/// client has a DPoP key, `Authorization: DPoP <access token>` with a fresh proof carrying the token's
+/// hash (RFC 9449 §7.1), retried once with the API's nonce when it answers 401 `use_dpop_nonce`.
 ///
 /// On a 401 it refreshes once and retries once: enough to survive a token revoked or expired
 /// early server-side, and never a loop. Concurrent 401s for the same token share one refresh.
@@ -19,16 +21,16 @@ public struct AuthorizedHTTPClient: Sendable {
     /// Sends `request` authorized; returns the final response (which may still be a 401 if the
     /// refreshed token is refused too).
     public func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
+        let client = authState.client
         let token = try await authState.freshAccessToken()
-        let first = try await transport.send(Self.authorize(request, token))
+        let first = try await send(request, token, client)
         guard first.1.statusCode == 401 else { return first }
         let refreshed = try await authState.freshAccessToken(rejected: token)
-        return try await transport.send(Self.authorize(request, refreshed))
+        return try await send(request, refreshed, client)
     }
 
-    private static func authorize(_ request: URLRequest, _ token: String) -> URLRequest {
-        var request = request
-        request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
-        return request
+    private func send(_ request: URLRequest, _ token: String, _ client: OAuthClient) async throws -> (Data, HTTPURLResponse) {
+        if let dpop = client.dpop { return try await dpop.send(request, accessToken: token, over: transport) }
+        return try await transport.send(try await client.authorize(request, accessToken: token))
     }
 }

@@ -8,6 +8,10 @@ import FoundationNetworking
 ///
 /// Works with Gatehouse and with any standards provider (Google, Apple, GitHub-style OAuth).
 /// Stateless: keep tokens in an `AuthState`.
+///
+/// With a `dpopKey` (RFC 9449) every token request, refresh, revocation and userinfo read carries a proof
+/// made with that key, so the tokens issued are bound to it (`token_type` `DPoP`); a `use_dpop_nonce`
+/// refusal is retried once with the server's nonce. ``authorize(_:accessToken:)`` prepares an API request.
 public struct OAuthClient: Sendable {
     public let metadata: ProviderMetadata
     public let configuration: ClientConfiguration
@@ -18,27 +22,33 @@ public struct OAuthClient: Sendable {
     public let signatureVerifier: (any IDTokenSignatureVerifier)?
     /// Clock, injectable for tests.
     public let now: @Sendable () -> Date
+    /// The DPoP key's proofs and the servers' nonces; nil: Bearer tokens.
+    public let dpop: DPoPSession?
 
     public init(
         metadata: ProviderMetadata, configuration: ClientConfiguration,
         transport: any HTTPTransport = URLSessionTransport(),
         signatureVerifier: (any IDTokenSignatureVerifier)? = OAuthClient.platformSignatureVerifier,
+        dpopKey: (any DPoPKey)? = nil,
         now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.metadata = metadata
         self.configuration = configuration
         self.transport = transport
         self.signatureVerifier = signatureVerifier
+        self.dpop = dpopKey.map(DPoPSession.init(key:))
         self.now = now
     }
 
     /// Discovers `issuer`'s metadata (checking its `issuer`) and returns a client for it.
     public static func discover(
         issuer: URL, configuration: ClientConfiguration, transport: any HTTPTransport = URLSessionTransport(),
-        signatureVerifier: (any IDTokenSignatureVerifier)? = OAuthClient.platformSignatureVerifier
+        signatureVerifier: (any IDTokenSignatureVerifier)? = OAuthClient.platformSignatureVerifier,
+        dpopKey: (any DPoPKey)? = nil
     ) async throws -> OAuthClient {
         let metadata = try await ProviderDiscovery.discover(issuer: issuer, transport: transport)
-        return OAuthClient(metadata: metadata, configuration: configuration, transport: transport, signatureVerifier: signatureVerifier)
+        return OAuthClient(metadata: metadata, configuration: configuration, transport: transport, signatureVerifier: signatureVerifier,
+                           dpopKey: dpopKey)
     }
 
     /// The verifier available without injection: CryptoKit/Security on Apple platforms, none elsewhere.
@@ -115,18 +125,18 @@ public struct OAuthClient: Sendable {
         var request = URLRequest.formPost(endpoint, [])
         configuration.authentication.apply(clientID: configuration.clientID, to: &pairs, request: &request)
         request.httpBody = FormBody.encode(pairs)
-        let (data, response) = try await transport.send(request)
+        let (data, response) = try await send(request)
         // RFC 7009 §2.2: 200 whether or not the token was valid; errors use the §5.2 format.
         guard response.isSuccess else { throw Self.error(from: data, response) }
     }
 
-    /// Reads the userinfo endpoint with `accessToken` as a Bearer token.
+    /// Reads the userinfo endpoint with `accessToken`: as a Bearer token, or with a DPoP key as
+    /// `Authorization: DPoP` with a proof carrying the token's hash.
     public func userInfo(accessToken: String) async throws -> [String: JSONValue] {
         guard let endpoint = metadata.userinfoEndpoint else { throw ClientSetupError.endpointMissing("userinfo_endpoint") }
         var request = URLRequest(url: endpoint)
-        request.setValue("Bearer \(accessToken)", forHTTPHeaderField: "Authorization")
         request.setValue("application/json", forHTTPHeaderField: "Accept")
-        let (data, response) = try await transport.send(request)
+        let (data, response) = try await sendAuthorized(request, accessToken: accessToken)
         guard response.isSuccess else {
             if response.statusCode == 401 { throw OAuthError(code: .invalidToken, httpStatus: 401) }
             throw Self.error(from: data, response)
@@ -135,6 +145,25 @@ public struct OAuthClient: Sendable {
             throw HTTPTransportError.invalidBody("userinfo is not a JSON object")
         }
         return object
+    }
+
+    // MARK: Resource requests
+
+    /// `request` made ready for an API (a resource server): `Authorization: Bearer <token>`, or with a DPoP
+    /// key `Authorization: DPoP <token>` and a fresh proof of this request with the token's hash (`ath`,
+    /// RFC 9449 §7.1). Sign each request anew: a proof is single-use.
+    public func authorize(_ request: URLRequest, accessToken: String) async throws -> URLRequest {
+        if let dpop { return try await dpop.sign(request, accessToken: accessToken) }
+        var request = request
+        request.setValue("Bearer \(accessToken)", forHTTPHeaderField: "Authorization")
+        return request
+    }
+
+    /// Sends `request` authorized with `accessToken` (see ``authorize(_:accessToken:)``); with a DPoP key a
+    /// resource's 401 `use_dpop_nonce` is retried once with its nonce.
+    public func sendAuthorized(_ request: URLRequest, accessToken: String) async throws -> (Data, HTTPURLResponse) {
+        if let dpop { return try await dpop.send(request, accessToken: accessToken, over: transport) }
+        return try await transport.send(try await authorize(request, accessToken: accessToken))
     }
 
     // MARK: Ending the session
@@ -187,12 +216,18 @@ public struct OAuthClient: Sendable {
         var request = URLRequest.formPost(metadata.tokenEndpoint, [])
         configuration.authentication.apply(clientID: configuration.clientID, to: &pairs, request: &request)
         request.httpBody = FormBody.encode(pairs)
-        let (data, response) = try await transport.send(request)
+        let (data, response) = try await send(request)
         // GitHub reports errors with 200 and an `error` member, so look for one first.
         if let error = OAuthError(jsonBody: data, httpStatus: response.statusCode) { throw error }
         guard response.isSuccess else { throw HTTPTransportError.unexpectedStatus(response.statusCode, body: data.excerpt) }
         do { return try JSONDecoder().decode(TokenResponse.self, from: data) }
         catch { throw HTTPTransportError.invalidBody("token response: \(error)") }
+    }
+
+    /// A request to the provider's own endpoints: proved when there is a DPoP key (with the nonce retry).
+    private func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
+        if let dpop { return try await dpop.send(request, over: transport) }
+        return try await transport.send(request)
     }
 
     static func error(from data: Data, _ response: HTTPURLResponse) -> any Error {

@@ -83,15 +83,15 @@ public struct EmailLinks: Sendable {
         try await accounts.setPassword(user: user, to: newPassword, keepingSessionToken: nil)
         await audit.record(.passwordReset, userId: user.id, context: context)
         // The reset mail reached the address: that proves ownership (and claims an unproven account).
-        return try await proveOwnership(of: user, keepingSessionToken: nil, via: "password_reset", context: context)
+        return try await proveOwnership(of: user, keepingSessionToken: nil, via: "password_reset", clearingPasskeys: true, context: context)
     }
 
     private func proveOwnership(of user: User, keepingSessionToken: String?, via: String, clearingPassword: Bool = false,
-                                context: ClientContext) async throws -> User {
+                                clearingPasskeys: Bool? = nil, context: ClientContext) async throws -> User {
         guard !user.emailVerified else { return user }
         if let ownershipClaim {
             return try await ownershipClaim.claim(user, keepingSessionToken: keepingSessionToken, via: via,
-                                                  clearingPassword: clearingPassword, context: context)
+                                                  clearingPassword: clearingPassword, clearingPasskeys: clearingPasskeys, context: context)
         }
         return try await database.users.update(id: user.id, [.emailVerified(true)] + (clearingPassword ? [.passwordHash(nil)] : []),
                                                at: clock.now())
@@ -145,7 +145,12 @@ public struct EmailLinks: Sendable {
             throw AccountError.invalidToken
         }
         let keeping = presentedSession.flatMap { $0.userId == user.id ? $0.token : nil }
-        var creator = keeping != nil || user.passwordHash == nil || user.emailVerified
+        // A passkey sign-up has no password to show: its creator proves it by confirming while signed in with the passkey.
+        var hasPasskeys = false
+        if user.passwordHash == nil, !user.emailVerified, keeping == nil {
+            hasPasskeys = !(try await database.webAuthnCredentials.credentials(userID: user.id)).isEmpty
+        }
+        var creator = keeping != nil || (user.passwordHash == nil && !hasPasskeys) || user.emailVerified
         if !creator, let password, !password.isEmpty {
             try await accounts.limitPasswordCheck(userId: user.id, context: context)
             guard await accounts.hasher.verify(password, against: user.passwordHash) else {

@@ -25,15 +25,20 @@ public struct EmailOwnershipClaim: Sendable {
     /// - Parameters:
     ///   - keepingSessionToken: a session of this account that presented the proof, kept alive.
     ///   - via: `verify_link` or `password_reset`, for the audit log.
+    ///   - clearingPassword: the prover did not show they set the account's password or passkeys: they go too.
+    ///   - clearingPasskeys: the passkeys go (by default with the password; a password reset replaced the password).
     @discardableResult
-    ///   - clearingPassword: the prover did not show they set the account's password: it goes too.
     public func claim(_ user: User, keepingSessionToken: String?, via: String, clearingPassword: Bool = false,
-                      context: ClientContext) async throws -> User {
+                      clearingPasskeys: Bool? = nil, context: ClientContext) async throws -> User {
         guard !user.emailVerified else { return user }
         let identities = try await database.externalIdentities.deleteAll(userId: user.id)
         var removed = try await endAttachments(userId: user.id, keepingSessionToken: keepingSessionToken)
         removed["identities_removed"] = String(identities)
         if clearingPassword { removed["password_cleared"] = "true" }
+        if clearingPasskeys ?? clearingPassword {
+            // Passkeys registered before the proof are the sign-up's secrets as much as its password.
+            removed["passkeys_removed"] = String(try await database.webAuthnCredentials.deleteAll(userID: user.id))
+        }
         let claimed = try await database.users.update(id: user.id, [.emailVerified(true)] + (clearingPassword ? [.passwordHash(nil)] : []),
                                                       at: clock.now())
         await audit.record(.accountClaimed, userId: user.id, context: context, details: removed.merging(["via": via]) { $1 })

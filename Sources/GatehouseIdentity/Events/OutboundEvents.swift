@@ -11,7 +11,7 @@ import GatehouseStore
 public struct OutboundEvents: Sendable {
     let store: any OutboundDeliveryStore
     let users: any UserStore
-    let externalIds: any UserImportStore
+    let productUserIds: any UserImportStore
     let clients: any OAuthClientStore
     let consents: any ConsentStore
     let webhooks: [WebhookEndpoint]
@@ -25,7 +25,7 @@ public struct OutboundEvents: Sendable {
     public init(database: any GatehouseDatabase, webhooks: [WebhookEndpoint], backchannelLogout: Bool = true, sids: SessionIdentifier,
                 issuer: String, clock: IdentityClock = .system, onFailure: @escaping @Sendable (any Error) -> Void = { _ in }) {
         self.backchannelLogout = backchannelLogout
-        store = database.outboundDeliveries; users = database.users; externalIds = database.userImports
+        store = database.outboundDeliveries; users = database.users; productUserIds = database.userImports
         clients = database.oauthClients; consents = database.consents
         self.webhooks = webhooks; self.sids = sids; self.issuer = issuer; self.clock = clock; self.onFailure = onFailure
     }
@@ -158,7 +158,7 @@ public struct OutboundEvents: Sendable {
             "updated_at": .integer(Int64(user.updatedAt.timeIntervalSince1970)),
             "name": user.displayName.map(JSONValue.string) ?? .null,
         ]
-        object["external_id"] = try await externalIds.externalId(userId: user.id).map(JSONValue.string) ?? .null
+        object["external_id"] = try await productUserIds.productUserId(userId: user.id).map(JSONValue.string) ?? .null
         return .object(object)
     }
 

@@ -2,7 +2,7 @@ import Foundation
 
 /// What a provider proved about a person, verified by the Providers layer before it gets here (an ID
 /// token, userinfo, a GitHub profile): the input of every account-linking decision.
-public struct VerifiedExternalIdentity: Sendable, Equatable {
+public struct VerifiedExternalIdentity: Sendable, Equatable, Codable {
     /// The configured provider name (`apple`, `google`, `github`, an OIDC provider's name).
     public var provider: String
     /// The provider's stable subject: identities are keyed by (provider, subject), never by email.

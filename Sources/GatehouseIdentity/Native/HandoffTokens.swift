@@ -15,8 +15,9 @@ public struct HandoffTokens: Sendable {
         public let appID: String
         public let authMethods: [String]
         public let returnTo: String?
-        /// The hand-off finishes "Link <provider>" from the app: the web view keeps its session.
-        public let link: Bool
+        /// The hand-off finishes "Link <provider>" from the app with what the provider proved: added to
+        /// `userId`'s account only now, in that account's web view, which keeps its session.
+        public let link: VerifiedExternalIdentity?
     }
 
     public enum Failure: Error, Equatable, Sendable {
@@ -39,7 +40,9 @@ public struct HandoffTokens: Sendable {
         let challenge: String
         let methods: [String]
         let returnTo: String?
-        let link: Bool?
+        /// Set by tokens minted before links waited for the redeem (their link was already written).
+        var link: Bool? = nil
+        var linkIdentity: VerifiedExternalIdentity? = nil
     }
 
     let store: any OneTimeTokenStore
@@ -51,12 +54,13 @@ public struct HandoffTokens: Sendable {
         self.store = store; self.clock = clock; tokenLifetime = min(max(1, lifetime), Self.lifetime)
     }
 
-    /// Mints a token for a user signed in on behalf of `app`, bound to the web view's `challenge`.
+    /// Mints a token for a user signed in on behalf of `app`, bound to the web view's `challenge`; with
+    /// `link`, a token that adds that identity to `userId`'s account when redeemed there.
     public func mint(userId: String, appID: String, challenge: String, authMethods: [String], returnTo: String?,
-                     link: Bool = false) async throws -> String {
+                     link: VerifiedExternalIdentity? = nil) async throws -> String {
         let token = SecureRandom.token(byteCount: 32)
         let now = clock.now()
-        let payload = Payload(app: appID, challenge: challenge, methods: authMethods, returnTo: returnTo, link: link ? true : nil)
+        let payload = Payload(app: appID, challenge: challenge, methods: authMethods, returnTo: returnTo, linkIdentity: link)
         let json = String(decoding: try JSONEncoder().encode(payload), as: UTF8.self)
         try await store.create(OneTimeToken(hash: TokenHash(SHA256.hash(token)), purpose: .handoff, userId: userId, createdAt: now,
                                             expiresAt: now.addingTimeInterval(tokenLifetime), payload: json))
@@ -68,13 +72,13 @@ public struct HandoffTokens: Sendable {
     public func redeem(token: String, verifier: String, appID: String?) async throws -> Redemption {
         guard token.utf8.count == 43, PKCE.isValidVerifier(verifier) else { throw Failure.invalidToken }
         guard let consumed = try await store.consume(hash: TokenHash(SHA256.hash(token)), purpose: .handoff, now: clock.now()),
-              let payload = try? JSONDecoder().decode(Payload.self, from: Data(consumed.payload.utf8)) else {
+              let payload = try? JSONDecoder().decode(Payload.self, from: Data(consumed.payload.utf8)), payload.link != true else {
             throw Failure.invalidToken
         }
         if let appID, appID != payload.app { throw Failure.wrongApp }
         guard PKCE.verify(verifier: verifier, challenge: payload.challenge) else { throw Failure.wrongVerifier }
         return Redemption(userId: consumed.userId, appID: payload.app, authMethods: payload.methods, returnTo: payload.returnTo,
-                          link: payload.link ?? false)
+                          link: payload.linkIdentity)
     }
 
     /// Whether a challenge has the S256 shape (43 base64url characters of a SHA-256).

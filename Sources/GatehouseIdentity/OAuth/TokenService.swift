@@ -38,7 +38,7 @@ public struct TokenService: Sendable {
         var issuer = TokenIssuer(settings: settings, keys: keys, refreshTokens: database.refreshTokens, clock: clock,
                                  successorKey: successorKey, consents: database.consents)
         issuer.sids = sids
-        issuer.externalIds = database.userImports
+        issuer.productUserIds = database.userImports
         self.issuer = issuer
         revocation = TokenRevocation(refreshTokens: database.refreshTokens, revoked: database.revokedAccessTokens,
                                      settings: settings, clock: clock)
@@ -79,18 +79,28 @@ public struct TokenService: Sendable {
     /// RFC 7009: revokes a refresh token (its whole family) or an access token the client holds.
     /// Unknown tokens, or tokens of other clients, are silently ignored, as the RFC requires.
     /// `token_type_hint` only orders the look-ups (RFC 7009 §2.1): on a miss the other type is tried.
-    public func revoke(token: String, hint: String?, credentials: ClientCredentials) async throws {
+    /// `proof` is the request's verified DPoP proof: a public client (which cannot authenticate) revokes a
+    /// DPoP-bound token only with a proof of the key it is bound to, so a copied token cannot sign its owner
+    /// out; to anyone else the token is ignored as if unknown. A confidential client's secret suffices.
+    public func revoke(token: String, hint: String?, credentials: ClientCredentials, proof: DPoPProof? = nil) async throws {
         let client = try await registry.authenticate(credentials)
+        func holds(_ owner: String, boundTo jkt: String?) -> Bool {
+            guard owner == client.id else { return false }
+            guard let jkt, client.kind == .public else { return true }
+            return proof.map { ConstantTime.equals($0.thumbprint, jkt) } ?? false
+        }
         for kind in Self.lookupOrder(hint) {
             switch kind {
             case .refreshToken:
                 if let stored = try await refreshTokens.find(hash: TokenHash(SHA256.hash(token))) {
-                    if stored.clientId == client.id { try await revocation.revokeFamily(stored.familyId) }
+                    if holds(stored.clientId, boundTo: stored.dpopJKT) { try await revocation.revokeFamily(stored.familyId) }
                     return
                 }
             case .accessToken:
                 if let claims = try await validator.validate(token) {
-                    if claims.clientID == client.id { try await revocation.revokeAccessToken(jti: claims.jti, expiresAt: claims.expiresAt) }
+                    if holds(claims.clientID, boundTo: claims.confirmationJKT) {
+                        try await revocation.revokeAccessToken(jti: claims.jti, expiresAt: claims.expiresAt)
+                    }
                     return
                 }
             }
@@ -113,7 +123,8 @@ public struct TokenService: Sendable {
             case .accessToken:
                 if let claims = try await activeAccessToken(token) {
                     guard visible(claims.clientID) else { return ["active": .bool(false)] }
-                    var answer: [String: JSONValue] = ["active": .bool(true), "token_type": .string("access_token"), "scope": .string(claims.scope.description),
+                    // RFC 7662 §2.2: `token_type` as the token endpoint named it (RFC 6749 §5.1, RFC 9449 §5).
+                    var answer: [String: JSONValue] = ["active": .bool(true), "token_type": .string(claims.confirmationJKT == nil ? "Bearer" : "DPoP"), "scope": .string(claims.scope.description),
                             "client_id": .string(claims.clientID), "sub": .string(claims.subject), "jti": .string(claims.jti),
                             "iss": .string(issuer.settings.issuer), "aud": .string(claims.audience),
                             "exp": .integer(Int64(claims.expiresAt.timeIntervalSince1970)),
@@ -128,10 +139,12 @@ public struct TokenService: Sendable {
                           let user = try await users.find(id: stored.userId), !user.disabled else {
                         return ["active": .bool(false)]
                     }
-                    return ["active": .bool(true), "token_type": .string("refresh_token"), "scope": .string(stored.scope),
+                    var answer: [String: JSONValue] = ["active": .bool(true), "token_type": .string("refresh_token"), "scope": .string(stored.scope),
                             "client_id": .string(stored.clientId), "sub": .string(stored.userId),
                             "exp": .integer(Int64(stored.expiresAt.timeIntervalSince1970)),
                             "iat": .integer(Int64(stored.createdAt.timeIntervalSince1970))]
+                    if let jkt = stored.dpopJKT { answer["cnf"] = .object(["jkt": .string(jkt)]) }
+                    return answer
                 }
             }
         }
@@ -184,7 +197,7 @@ public struct TokenService: Sendable {
         var result = UserClaims.claims(for: user, scope: claims.scope)
         result["sub"] = .string(user.id)
         // Read in the same statement; released where the issuer releases it (a product's import store is set).
-        if issuer.externalIds != nil, let externalId = subject.externalId { result["external_id"] = .string(externalId) }
+        if issuer.productUserIds != nil, let productUserId = subject.productUserId { result["external_id"] = .string(productUserId) }
         return result
     }
 }

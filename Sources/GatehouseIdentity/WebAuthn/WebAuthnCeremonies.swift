@@ -42,7 +42,8 @@ public struct PasskeySignIn: Sendable {
 /// and bound to the flow that asked; credentials unique; counters that go backwards refused and
 /// audited; every refusal audited with its reason.
 public struct WebAuthnCeremonies: Sendable {
-    public let relyingParty: WebAuthnRelyingParty
+    /// Settable inside the module so a native app's ceremony can accept that app's origins (`accepting(origins:)`).
+    public internal(set) var relyingParty: WebAuthnRelyingParty
     let credentials: any WebAuthnCredentialStore
     let challenges: any WebAuthnChallengeStore
     let users: any UserStore
@@ -67,7 +68,7 @@ public struct WebAuthnCeremonies: Sendable {
         self.challengeLifetime = challengeLifetime
     }
 
-    private func issueChallenge(_ ceremony: WebAuthnChallenge.Ceremony, userID: String?, flowBinding: TokenHash,
+    func issueChallenge(_ ceremony: WebAuthnChallenge.Ceremony, userID: String?, flowBinding: TokenHash,
                                 requireUserVerification: Bool) async throws -> [UInt8] {
         let challenge = SecureRandom.bytes(Self.challengeLength)
         let now = clock.now()
@@ -80,7 +81,7 @@ public struct WebAuthnCeremonies: Sendable {
     /// Consumes the challenge named in `clientDataJSON`: it must exist, be unexpired, be for
     /// `ceremony`, and have been issued to the flow holding `flowBinding` (and to `userID` when one
     /// is given). The challenge is gone afterwards whatever the outcome, so a response is answered once.
-    private func consumeChallenge(_ clientDataJSON: [UInt8], ceremony: WebAuthnChallenge.Ceremony, flowBinding: TokenHash,
+    func consumeChallenge(_ clientDataJSON: [UInt8], ceremony: WebAuthnChallenge.Ceremony, flowBinding: TokenHash,
                                   userID: String?) async throws -> WebAuthnChallenge {
         let clientData = try CollectedClientData(json: clientDataJSON)
         guard let challenge = try await challenges.consume(challengeHash: TokenHash(SHA256.hash(clientData.challenge)), now: clock.now()),

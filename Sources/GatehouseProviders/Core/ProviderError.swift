@@ -63,4 +63,14 @@ public enum ProviderError: Error, Sendable, Equatable {
         case .misconfigured: "misconfigured"
         }
     }
+
+    /// The kind of failure without its detail (`provider_error`, not `provider_error:access_denied`): the
+    /// `error` a native app's callback carries.
+    public var code: String {
+        switch self {
+        case .providerError: "provider_error"
+        case .invalidToken: "invalid_token"
+        default: auditReason
+        }
+    }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import GatehouseCrypto
+import GatehouseIdentity
 
 /// An upstream sign-in in progress, kept server-side under the hash of its `state` (single-use,
 /// ≤ 10 minutes). Encoded as the payload of a `FlowState` row.
@@ -31,11 +32,11 @@ public struct ProviderFlow: Sendable, Codable, Equatable {
     /// SHA-256 (hex) of the random browser-binding cookie set when the flow started; the finish step
     /// runs only in that browser, so a flow started by someone else cannot be completed in yours.
     public var browserBinding: String?
-    /// For `native`: whatever the hand-off needs (app id, verifier challenge); opaque here.
-    public var native: [String: String]?
+    /// For `native`: the app, its web view's challenge, the callback and a link's account.
+    public var native: NativeFlow?
 
     public init(provider: String, intent: Intent = .signIn, platform: Platform = .web, redirectURI: String,
-                returnTo: String? = nil, browserBinding: String? = nil, native: [String: String]? = nil) {
+                returnTo: String? = nil, browserBinding: String? = nil, native: NativeFlow? = nil) {
         self.provider = provider
         self.intent = intent
         self.platform = platform

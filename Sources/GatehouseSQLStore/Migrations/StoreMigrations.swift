@@ -185,19 +185,12 @@ public enum StoreMigrations {
                 CREATE INDEX external_identities_by_user ON external_identities (user_id, provider, subject);
                 """),
             // No reference to users: a revocation must outlive the deleted account it came from.
-            SQLMigration(version: 14, name: "pending_revocations", sql: """
-                CREATE TABLE pending_revocations (
-                    id \(t.key) PRIMARY KEY NOT NULL,
-                    provider \(t.key) NOT NULL,
-                    sealed_token \(t.bytes) NOT NULL,
-                    token_type_hint TEXT NOT NULL,
-                    attempts \(t.integer) NOT NULL DEFAULT 0,
-                    next_attempt_at \(t.integer) NOT NULL,
-                    last_error TEXT,
-                    created_at \(t.integer) NOT NULL
-                )\(t.keyedTable);
-                CREATE INDEX pending_revocations_by_due ON pending_revocations (next_attempt_at);
-                """),
+            SQLMigration(version: 14, name: "pending_revocations", sql: retryQueue("pending_revocations", [
+                "id \(t.key) PRIMARY KEY NOT NULL",
+                "provider \(t.key) NOT NULL",
+                "sealed_token \(t.bytes) NOT NULL",
+                "token_type_hint TEXT NOT NULL",
+            ], t)),
             // One row per lease name; the upsert in SQLLeaseStore takes or renews it.
             SQLMigration(version: 15, name: "leases", sql: """
                 CREATE TABLE leases (
@@ -237,20 +230,13 @@ public enum StoreMigrations {
                 """),
             // Webhooks and back-channel logout tokens owed to the product; no reference to users (a deletion's
             // news outlives the account).
-            SQLMigration(version: 20, name: "outbound_deliveries", sql: """
-                CREATE TABLE outbound_deliveries (
-                    id \(t.key) PRIMARY KEY NOT NULL,
-                    kind \(t.key) NOT NULL,
-                    destination TEXT NOT NULL,
-                    event_type \(t.key) NOT NULL,
-                    payload TEXT NOT NULL,
-                    attempts \(t.integer) NOT NULL DEFAULT 0,
-                    next_attempt_at \(t.integer) NOT NULL,
-                    last_error TEXT,
-                    created_at \(t.integer) NOT NULL
-                )\(t.keyedTable);
-                CREATE INDEX outbound_deliveries_by_due ON outbound_deliveries (next_attempt_at);
-                """),
+            SQLMigration(version: 20, name: "outbound_deliveries", sql: retryQueue("outbound_deliveries", [
+                "id \(t.key) PRIMARY KEY NOT NULL",
+                "kind \(t.key) NOT NULL",
+                "destination TEXT NOT NULL",
+                "event_type \(t.key) NOT NULL",
+                "payload TEXT NOT NULL",
+            ], t)),
             // The account page finds each client's oldest live grant by walking this index in creation
             // order (one seek per client, not one row per token); it replaces the (user_id, client_id) prefix.
             SQLMigration(version: 21, name: "refresh_tokens_by_user_created", sql: """
@@ -266,7 +252,7 @@ public enum StoreMigrations {
                 """),
             // Which accounts an import may update without being asked (created by one), and whether an account's
             // verified flag came from an import file rather than a proof in Gatehouse. Existing accounts with an
-            // external id or an import audit entry were imported; their flag counts as the file's unless the audit
+            // product user id or an import audit entry were imported; their flag counts as the file's unless the audit
             // log shows Gatehouse proving the address afterwards.
             SQLMigration(version: 23, name: "users_import_origin", sql: """
                 ALTER TABLE users ADD COLUMN imported \(t.boolean) NOT NULL DEFAULT \(t.falseDefault);
@@ -330,7 +316,24 @@ public enum StoreMigrations {
                 ALTER TABLE users ADD COLUMN language TEXT;
                 ALTER TABLE users ADD COLUMN time_zone TEXT;
                 """),
+            // What an authorization request bound its code to: `dpop_jkt` (RFC 9449 §10) and the `resource`
+            // values (RFC 8707), which the code's token request — and the refreshes of its family — must stay within.
+            SQLMigration(version: 38, name: "authorization_bindings", sql: """
+                ALTER TABLE authorization_codes ADD COLUMN dpop_jkt TEXT;
+                ALTER TABLE authorization_codes ADD COLUMN resources TEXT;
+                ALTER TABLE refresh_tokens ADD COLUMN resources TEXT;
+                """),
         ]
+    }
+
+    /// A durable retry queue (provider token revocations, outbound deliveries): its own columns, then the attempt
+    /// bookkeeping every queue keeps, and the index its claim walks by due time. The text is exactly what the
+    /// two queues' migrations shipped with, so a database migrated by an older build is the same.
+    static func retryQueue(_ name: String, _ columns: [String], _ t: SQLSchemaTypes) -> String {
+        let lines = columns + ["attempts \(t.integer) NOT NULL DEFAULT 0", "next_attempt_at \(t.integer) NOT NULL", "last_error TEXT",
+                               "created_at \(t.integer) NOT NULL"]
+        return "CREATE TABLE \(name) (\n" + lines.map { "    " + $0 }.joined(separator: ",\n") + "\n)\(t.keyedTable);\n"
+            + "CREATE INDEX \(name)_by_due ON \(name) (next_attempt_at);"
     }
 
     /// `CREATE TABLE IF NOT EXISTS gatehouse_schema_migrations …`: one row per applied version.

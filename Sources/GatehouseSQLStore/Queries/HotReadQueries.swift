@@ -24,7 +24,7 @@ enum HotReadQueries {
     private static let validSession = "s.id_hash = ? AND s.idle_expires_at > ? AND s.absolute_expires_at > ?"
 
     /// The user's columns, all NULL when there is none, then `revokedColumn` (boolean) and
-    /// `externalIdColumn`, the user's id in the product, and `tokensNotBeforeColumn`, the instant before which the
+    /// `productUserIdColumn`, the user's id in the product, and `tokensNotBeforeColumn`, the instant before which the
     /// user's access tokens are void. Always one row.
     /// Bindings: user id, then two revocation keys (pass the `jti` twice when there is no family).
     /// (Two EXISTS probes, not `jti IN (?, ?)`: SQLite builds an ephemeral table for an IN list or an
@@ -37,7 +37,7 @@ enum HotReadQueries {
         LEFT JOIN users u ON u.id = k.id
         """
     static let revokedColumn = Int32(UserColumn.allCases.count)
-    static let externalIdColumn = revokedColumn + 1
+    static let productUserIdColumn = revokedColumn + 1
     static let tokensNotBeforeColumn = revokedColumn + 2
 
     /// The bindings for `bearerSubject` after the user id: exactly two keys.

@@ -24,7 +24,7 @@ struct SQLAuthorizationCodeStore<Database: SQLDatabase>: AuthorizationCodeStore 
             try db.run(AuthorizationCodeSQL.insert, [
                 code.hash, code.clientId, code.userId, code.redirectURI, code.scope, code.nonce, code.codeChallenge,
                 code.authTime, StoredStringList.encode(code.authMethods), code.createdAt, code.expiresAt, code.usedAt,
-                code.issuedFamilyId,
+                code.issuedFamilyId, code.dpopJKT, code.resources.isEmpty ? nil : StoredStringList.encode(code.resources),
             ])
         }
     }
@@ -61,7 +61,7 @@ struct SQLAuthorizationCodeStore<Database: SQLDatabase>: AuthorizationCodeStore 
 
 private enum AuthorizationCodeColumn: Int32, SQLColumn {
     case hash, clientId, userId, redirectUri, scope, nonce, codeChallenge, authTime, authMethods, createdAt,
-         expiresAt, usedAt, issuedFamilyId
+         expiresAt, usedAt, issuedFamilyId, dpopJkt, resources
 }
 
 private enum AuthorizationCodeSQL {
@@ -77,7 +77,8 @@ private enum AuthorizationCodeSQL {
             codeChallenge: row.optionalText(C.codeChallenge), authTime: row.date(C.authTime),
             authMethods: try StoredStringList.decode(row.text(C.authMethods), column: C.authMethods.name, backend: backend),
             createdAt: row.date(C.createdAt), expiresAt: row.date(C.expiresAt), usedAt: row.optionalDate(C.usedAt),
-            issuedFamilyId: row.optionalText(C.issuedFamilyId))
+            issuedFamilyId: row.optionalText(C.issuedFamilyId), dpopJKT: row.optionalText(C.dpopJkt),
+            resources: try row.optionalText(C.resources).map { try StoredStringList.decode($0, column: C.resources.name, backend: backend) } ?? [])
     }
 }
 

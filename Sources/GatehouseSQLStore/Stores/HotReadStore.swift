@@ -28,7 +28,7 @@ struct SQLHotReads<Database: SQLDatabase>: HotReadStore {
             try db.queryOne(HotReadQueries.bearerSubject, [userId, keys[0], keys[1]]) { row in
                 BearerSubject(revoked: row.bool(HotReadQueries.revokedColumn),
                               user: row.isNull(UserColumn.id) ? nil : UserSQL.decode(row),
-                              externalId: row.optionalText(HotReadQueries.externalIdColumn),
+                              productUserId: row.optionalText(HotReadQueries.productUserIdColumn),
                               tokensNotBefore: row.optionalDate(HotReadQueries.tokensNotBeforeColumn))
             }
         } ?? BearerSubject(revoked: false, user: nil)

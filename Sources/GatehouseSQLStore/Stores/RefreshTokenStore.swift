@@ -155,7 +155,7 @@ struct SQLRefreshTokenStore<Database: SQLDatabase>: RefreshTokenStore {
 }
 
 enum RefreshTokenColumn: Int32, SQLColumn {
-    case hash, familyId, clientId, userId, scope, authTime, authMethods, createdAt, expiresAt, rotatedAt, revokedAt, dpopJkt
+    case hash, familyId, clientId, userId, scope, authTime, authMethods, createdAt, expiresAt, rotatedAt, revokedAt, dpopJkt, resources
 }
 
 /// Statements and rules shared by the operations above and the account page's hot read.
@@ -178,7 +178,8 @@ enum RefreshTokenSQL {
             SELECT \(.replacement(.hash))::bytea, \(.replacement(.familyId))::text, \(.replacement(.clientId))::text,
                    \(.replacement(.userId))::text, \(.replacement(.scope))::text, \(.replacement(.authTime))::bigint,
                    \(.replacement(.authMethods))::text, \(.replacement(.createdAt))::bigint,
-                   \(.replacement(.expiresAt))::bigint, NULL, NULL, \(.replacement(.dpopJkt))::text FROM claimed)
+                   \(.replacement(.expiresAt))::bigint, NULL, NULL, \(.replacement(.dpopJkt))::text,
+                   \(.replacement(.resources))::text FROM claimed)
         SELECT \(sql: columns) FROM claimed
         """
 
@@ -225,6 +226,7 @@ enum RefreshTokenSQL {
         case .rotatedAt: token.rotatedAt
         case .revokedAt: token.revokedAt
         case .dpopJkt: token.dpopJKT
+        case .resources: token.resources.isEmpty ? String?.none : StoredStringList.encode(token.resources)
         }
     }
 
@@ -309,7 +311,8 @@ enum RefreshTokenSQL {
             userId: row.text(C.userId), scope: row.text(C.scope), authTime: row.date(C.authTime),
             authMethods: try StoredStringList.decode(row.text(C.authMethods), column: C.authMethods.name, backend: backend),
             createdAt: row.date(C.createdAt), expiresAt: row.date(C.expiresAt), rotatedAt: row.optionalDate(C.rotatedAt),
-            revokedAt: row.optionalDate(C.revokedAt), dpopJKT: row.optionalText(C.dpopJkt))
+            revokedAt: row.optionalDate(C.revokedAt), dpopJKT: row.optionalText(C.dpopJkt),
+            resources: try row.optionalText(C.resources).map { try StoredStringList.decode($0, column: C.resources.name, backend: backend) } ?? [])
     }
 }
 

@@ -24,12 +24,12 @@ struct SQLUserImportStore<Database: SQLDatabase>: UserImportStore, UserSearchSto
             (ImportMatch(userId: row.text(0), email: row.text(1), emailVerified: row.bool(2), hasPassword: row.bool(3),
                          imported: row.bool(4), verifiedByImport: row.bool(5)), row.optionalText(6))
         }
-        let byExternal = try row.externalId.flatMap { id in try db.queryOne(select + " WHERE external_id = ?" + lock, [id], decode) }
+        let byExternal = try row.productUserId.flatMap { id in try db.queryOne(select + " WHERE external_id = ?" + lock, [id], decode) }
         let byEmail = try db.queryOne(select + " WHERE email = ?" + lock, [row.email], decode)
         if let byExternal, let byEmail, byExternal.0.userId != byEmail.0.userId {
-            throw ImportRowConflict(line: row.line, reason: "email \(row.email) belongs to another account than external id \(row.externalId!)")
+            throw ImportRowConflict(line: row.line, reason: "email \(row.email) belongs to another account than external id \(row.productUserId!)")
         }
-        if row.externalId != nil, byExternal == nil, let recorded = byEmail?.1, recorded != row.externalId {
+        if row.productUserId != nil, byExternal == nil, let recorded = byEmail?.1, recorded != row.productUserId {
             throw ImportRowConflict(line: row.line, reason: "account \(row.email) was imported with another external id")
         }
         return (byExternal ?? byEmail)?.0
@@ -53,8 +53,8 @@ struct SQLUserImportStore<Database: SQLDatabase>: UserImportStore, UserSearchSto
             }
             var parameters: [any SQLBindable] = [row.email, row.displayName, update.emailVerified, update.verifiedByImport]
             if case .set = update.password { parameters.append(password) }
-            parameters += [update.markImported, row.createdAt, row.externalId, now, existing.userId]
-            // COALESCE keeps what the file does not give (the stored creation time, an external id).
+            parameters += [update.markImported, row.createdAt, row.productUserId, now, existing.userId]
+            // COALESCE keeps what the file does not give (the stored creation time, an product user id).
             _ = try db.run("""
                 UPDATE users SET email = ?, display_name = ?, email_verified = ?, verified_by_import = ?,
                     password_hash = \(passwordSQL), imported = (imported OR ?), created_at = COALESCE(?, created_at),
@@ -72,7 +72,7 @@ struct SQLUserImportStore<Database: SQLDatabase>: UserImportStore, UserSearchSto
             }
             _ = try db.run(UserImportSQL.insertUser, [
                 row.newId, row.email, row.displayName, row.passwordHash, row.emailVerified, false, row.createdAt ?? now, now,
-                nil as String?, nil as String?, row.externalId, true, row.emailVerified,
+                nil as String?, nil as String?, row.productUserId, true, row.emailVerified,
             ])
             userId = row.newId; action = .created
         }
@@ -97,11 +97,11 @@ struct SQLUserImportStore<Database: SQLDatabase>: UserImportStore, UserSearchSto
         return ImportOutcome(line: row.line, userId: userId, action: action, claimed: claimed)
     }
 
-    func find(externalId: String) async throws -> User? {
-        try await database.read { db in try db.queryOne(UserImportSQL.findByExternalID, [externalId], UserSQL.decode) }
+    func find(productUserId: String) async throws -> User? {
+        try await database.read { db in try db.queryOne(UserImportSQL.findByProductUserID, [productUserId], UserSQL.decode) }
     }
 
-    func externalId(userId: String) async throws -> String? {
+    func productUserId(userId: String) async throws -> String? {
         try await database.read { db in
             try db.queryOne("SELECT external_id FROM users WHERE id = ?", [userId]) { $0.optionalText(0) } ?? nil
         }
@@ -134,5 +134,5 @@ private enum UserImportSQL {
     static let insertUser = """
         INSERT INTO users (\(UserSQL.columns), external_id, imported, verified_by_import) VALUES (\(UserColumn.placeholders), ?, ?, ?)
         """
-    static let findByExternalID = "SELECT \(UserSQL.columns) FROM users WHERE external_id = ?"
+    static let findByProductUserID = "SELECT \(UserSQL.columns) FROM users WHERE external_id = ?"
 }

@@ -58,6 +58,10 @@ struct SQLWebAuthnCredentialStore<Database: SQLDatabase>: WebAuthnCredentialStor
         }
     }
 
+    func deleteAll(userID: String) async throws -> Int {
+        try await database.write { db in try db.run(WebAuthnCredentialSQL.deleteAll, [userID]) }
+    }
+
     func userHandle(userID: String, proposed: [UInt8]) async throws -> [UInt8] {
         try await database.transaction { db in
             try db.run(WebAuthnCredentialSQL.insertHandle, [userID, proposed])
@@ -102,6 +106,7 @@ private enum WebAuthnCredentialSQL {
         """
     static let rename = "UPDATE webauthn_credentials SET name = ? WHERE credential_id = ? AND user_id = ?"
     static let delete = "DELETE FROM webauthn_credentials WHERE credential_id = ? AND user_id = ?"
+    static let deleteAll = "DELETE FROM webauthn_credentials WHERE user_id = ?"
     static let owned = "SELECT 1 FROM webauthn_credentials WHERE credential_id = ? AND user_id = ?"
     /// Credentials (this one included) plus linked identities.
     static let otherWaysIn = """

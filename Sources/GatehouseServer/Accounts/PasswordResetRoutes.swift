@@ -79,6 +79,7 @@ extension AccountPages {
             <label for="password">\(t["field.password"]) <span class="muted">\(t["verify.password_hint"])</span></label>
             <input id="password" name="password" type="password" autocomplete="current-password">
             <p class="muted">\(t["verify.explanation"])</p>
+            <p class="muted" id="verify-with-passkey">\(t.html("verify.passkey", ["sign_in": #"<a href="/sign-in?return_to=\#(PercentDecoding.encode("/email/verify/" + token))">\#(t["verify.passkey_sign_in"])</a>"#]))</p>
             """)
             <button type="submit">\(t["verify.submit"])</button></form>
             """, web: web, status: status, id: "verify")

@@ -10,7 +10,7 @@ extension AccountPages {
         router.get("/account/preferences", head: .servedByGet) { request async throws in
             let web = try await reader.read(request)
             guard let active = web.active else { return signInRedirect(request) }
-            return preferencesPage(web: web, user: active.user, error: nil)
+            return preferencesPage(web: web, active: active, error: nil)
         }
         router.post("/account/preferences") { request async throws in
             let (form, web, active) = try await reader.signedInForm(request)
@@ -22,7 +22,7 @@ extension AccountPages {
                 return .redirect(to: "/account?notice=language-saved")
             } catch let error as ReaderPreferenceError {
                 let message = web.texts[error == .unknownLanguage ? "preferences.unknown_language" : "preferences.unknown_time_zone"]
-                return preferencesPage(web: web, user: active.user, error: message, status: .unprocessableContent)
+                return preferencesPage(web: web, active: active, error: message, status: .unprocessableContent)
             }
         }
     }
@@ -30,7 +30,8 @@ extension AccountPages {
     /// Every IANA zone the system knows, once: the page's longest list.
     static let timeZones = TimeZone.knownTimeZoneIdentifiers.filter { $0 != "UTC" && $0 != "GMT" }.sorted()
 
-    func preferencesPage(web: WebSession, user: User, error: String?, status: HTTPStatus = .ok) -> Response {
+    func preferencesPage(web: WebSession, active: ActiveSession, error: String?, status: HTTPStatus = .ok) -> Response {
+        let user = active.user
         let t = web.texts
         let languages = context.layout.languages.catalogues.map { catalogue -> HTML in
             let selected: HTML = user.language == catalogue.tag ? " selected" : .empty

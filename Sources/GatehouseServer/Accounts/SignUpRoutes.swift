@@ -49,6 +49,7 @@ extension AccountPages {
             <p class="muted" id="password-hint">\(t["sign_up.password_hint"])</p>
             <button type="submit">\(t["sign_up.submit"])</button>
             </form>
+            \(PasskeyScreens.signUpForm(csrf: reader.token(for: web), texts: t))
             <p>\(t.html("sign_up.have_account", ["sign_in": #"<a href="/sign-in">\#(t["sign_up.sign_in"])</a>"#]))</p>
             """, web: web, status: status, id: "sign-up")
     }

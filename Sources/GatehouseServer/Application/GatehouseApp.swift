@@ -104,12 +104,14 @@ public struct GatehouseApp: Sendable {
                      applications: ApplicationAccessRevocation(consents: database.consents, revocation: services.tokens.revocation,
                                                                audit: services.audit)).register(into: &router)
         PasskeyRoutes(context: pages, ceremonies: passkeys, recentSignInWindow: 5 * 60).register(into: &router)
+        PasskeySignUpRoutes(context: pages, signUp: PasskeySignUp(accounts: services.accounts, ceremonies: passkeys), links: services.links)
+            .register(into: &router)
         providerWiring.register(into: &router, context: pages, services: services, publicBase: configuration.oauth.issuer)
         NativeRoutes(apps: NativeAppDirectory(registry: services.tokens.registry), handoffs: services.handoffs,
                      confirmations: services.handoffConfirmations, sessions: services.sessions,
                      reader: pages.reader, layout: pages.layout, audit: services.audit,
                      completion: HandoffCompletion(handoffs: services.handoffs, users: database.users, sessions: services.sessions,
-                                                   audit: services.audit),
+                                                   linker: providerWiring.makeLinker(), audit: services.audit),
                      pathConfiguration: PathConfiguration(rules: configuration.nativePathRules, publicURL: configuration.publicURL),
                      associations: AppSiteAssociations(apps: configuration.clients.compactMap { NativeApp(registration: $0.registration) }),
                      enabledProviders: providerWiring.registry.providers.map(\.id),
@@ -120,16 +122,24 @@ public struct GatehouseApp: Sendable {
                         clientGrants: { await origins.grantTypes() })
             .register(into: &router)
         NativeSignInRoute(signIn: nativeApple, form: .apple, sessions: services.sessions, cookies: services.webSessions.cookies,
-                          issuer: services.tokens.issuer, publicOrigin: NativeSignInHTTP.origin(of: configuration.publicURL)).register(into: &router)
+                          issuer: services.tokens.issuer, publicOrigin: NativeSignInHTTP.origin(of: configuration.publicURL),
+                          dpop: DPoPRequests(verifier: services.tokens.dpop, issuer: configuration.oauth.issuer)).register(into: &router)
         NativeSignInRoute(signIn: nativeGoogle, form: .google, sessions: services.sessions, cookies: services.webSessions.cookies,
-                           issuer: services.tokens.issuer, publicOrigin: NativeSignInHTTP.origin(of: configuration.publicURL)).register(into: &router)
+                           issuer: services.tokens.issuer, publicOrigin: NativeSignInHTTP.origin(of: configuration.publicURL),
+                          dpop: DPoPRequests(verifier: services.tokens.dpop, issuer: configuration.oauth.issuer)).register(into: &router)
+        NativePasskeyRoutes(apps: NativeAppDirectory(registry: services.tokens.registry), signIn: NativePasskeySignIn(ceremonies: passkeys),
+                            sessions: services.sessions, cookies: services.webSessions.cookies, issuer: services.tokens.issuer,
+                            audit: services.audit, publicOrigin: NativeSignInHTTP.origin(of: configuration.publicURL)).register(into: &router)
         TokenRoutes(tokens: services.tokens, origins: origins, log: log, issued: metrics.tokensIssued).register(into: &router)
         AdminRoutes(administration: services.administration, tokens: services.tokens, log: log,
                     limiter: RateLimiter(store: services.database.rateLimits, clock: services.clock),
                     limits: configuration.rateLimits.adminAPIPerClient, issuer: configuration.oauth.issuer).register(into: &router)
-        let pushed = PushedAuthorizationRequests(store: database.flowStates, registry: services.tokens.registry, clock: services.clock)
-        PushedAuthorizationRoutes(pushed: pushed, registry: services.tokens.registry, origins: origins, log: log).register(into: &router)
-        AuthorizeRoutes(parser: AuthorizationRequestParser(registry: services.tokens.registry), authorization: services.authorization,
+        let pushed = PushedAuthorizationRequests(store: database.flowStates, registry: services.tokens.registry,
+                                                 resources: configuration.oauth.resources, clock: services.clock)
+        PushedAuthorizationRoutes(pushed: pushed, registry: services.tokens.registry, origins: origins, log: log,
+                                  dpop: DPoPRequests(verifier: services.tokens.dpop, issuer: configuration.oauth.issuer)).register(into: &router)
+        AuthorizeRoutes(parser: AuthorizationRequestParser(registry: services.tokens.registry, resources: configuration.oauth.resources),
+                        authorization: services.authorization,
                         decider: AuthorizationDecider(authorization: services.authorization,
                                                       hints: IDTokenHint(settings: configuration.oauth, keys: services.keys, clock: services.clock)),
                         reader: pages.reader, layout: pages.layout, settings: configuration.oauth, audit: services.audit, clock: services.clock,

@@ -21,7 +21,7 @@ public struct GatehouseConfiguration: Sendable {
     public var passwordPolicy = PasswordPolicy()
     /// Devise's pepper for imported bcrypt hashes (`passwords.bcrypt_pepper` or `passwords.bcrypt_pepper_env`).
     public var bcryptPepper: String?
-    /// Whether an imported user's external id becomes their `sub` (`users.subject_source`).
+    /// Whether an imported user's product user id becomes their `sub` (`users.subject_source`).
     public var subjectSource: SubjectSource = .gatehouse
     /// Signed webhooks to the product (the `webhooks` array).
     public var webhooks: [WebhookEndpoint] = []

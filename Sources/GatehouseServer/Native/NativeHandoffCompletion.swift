@@ -8,6 +8,8 @@ import GatehouseStore
 /// callback. For a claimed https callback the hand-off token is minted at once; for a custom scheme —
 /// which any app can claim, so whoever started the flow may not be the app it names (RFC 8252 §8.6) —
 /// the system browser first asks "Continue to <app> as <user>?" (``NativeConfirmationRoutes``).
+/// A link from the app goes the same way but writes nothing here: the token carries what the provider
+/// proved, and the redeem links it only in a web view signed in to the link ticket's account.
 /// Failures of every kind (cancelled, refused, "an account with this email exists") go to the callback
 /// as `error=…`, so the app closes the system browser and shows the message.
 struct NativeHandoffCompletion: ProviderCompletion {
@@ -18,58 +20,67 @@ struct NativeHandoffCompletion: ProviderCompletion {
     let layout: PageLayout
     let userLabel: @Sendable (User) -> String
 
-    func prepare(_ form: URLEncodedForm) async throws -> [String: String]? {
-        guard let app = try await apps.app(form["app"]) else {
-            throw HTTPError(.badRequest, "This app is not registered for signing in (unknown app or no callback scheme).")
+    func prepare(_ form: URLEncodedForm) async throws -> NativeFlow? {
+        do {
+            return try await NativeFlow.start(app: form["app"], challenge: form["challenge"], callback: form["callback"],
+                                              linkTicket: form["link"], apps: apps, tickets: confirmations).0
+        } catch let refusal as NativeFlow.Refusal {
+            throw HTTPError(.badRequest, refusal.message)
         }
-        guard let challenge = form["challenge"], HandoffTokens.isValidChallenge(challenge) else {
-            throw HTTPError(.badRequest, "The challenge must be the base64url SHA-256 of the app's verifier.")
-        }
-        guard let callback = app.callback(named: form["callback"]) else {
-            throw HTTPError(.badRequest, "This callback is not registered for the app.")
-        }
-        var native = ["app": app.clientID, "challenge": challenge, "callback": callback]
-        if let ticket = form["link"], !ticket.isEmpty {
-            guard let userId = try await confirmations.takeLinkTicket(ticket, appID: app.clientID) else {
-                throw HTTPError(.badRequest, "This link request has expired. Start linking again from the app.")
-            }
-            native["link_user"] = userId
-        }
-        return native
     }
 
-    func fail(reason: String, message: String, flow: ProviderFlow) async -> Response? {
-        guard let app = try? await apps.app(flow.native?["app"]) else { return nil }
-        // One code per kind of failure (`provider_error:access_denied` → `provider_error`); the message says the rest.
-        let code = String(reason.prefix { $0 != ":" })
-        var response = Response.redirect(to: app.callbackURL([("error", code), ("error_description", message)],
-                                                             callback: flow.native?["callback"] ?? "scheme"))
+    func fail(code: String, message: String, flow: ProviderFlow) async -> Response? {
+        guard let native = flow.native, let app = try? await apps.app(native.appID) else { return nil }
+        var response = Response.redirect(to: app.callbackURL([("error", code), ("error_description", message)], callback: native.callback))
         response.noStore()
         return response
     }
 
     func complete(user: User, ticket: ProviderFlowStore.Ticket, request: Request, web: WebSession) async throws -> Response {
-        guard let native = ticket.flow.native, let app = try await apps.app(native["app"]), let challenge = native["challenge"],
-              let callback = app.callback(named: native["callback"]) else {
-            throw HTTPError(.badRequest, "This app is no longer registered for signing in.")
-        }
-        let link = native["link_user"] != nil
-        let returnTo = link ? "/account?notice=identity-linked" : ReturnPath.validated(ticket.flow.returnTo)
-        if NativeApp.isAssured(callback: callback) {
-            let token = try await handoffs.mint(userId: user.id, appID: app.clientID, challenge: challenge, authMethods: [ticket.provider],
-                                                returnTo: returnTo, link: link)
-            return Self.redirect(app.callbackURL([("token", token)], callback: callback))
-        }
-        let pending = HandoffConfirmations.Pending(userId: user.id, appID: app.clientID, challenge: challenge, methods: [ticket.provider],
-                                                   returnTo: returnTo, browserBinding: ticket.flow.browserBinding ?? "", callback: callback,
-                                                   link: link)
-        let id = try await confirmations.hold(pending)
+        let (native, app) = try await resolve(ticket.flow)
         let t = web.texts
-        let question = link ? t("native.link_question", ["provider": ticket.provider.capitalized, "app": app.name])
-            : t("native.continue_question", ["app": app.name])
-        var response = Response.html(layout.render(title: question, body: """
+        return try await handOff(userId: user.id, native: native, app: app, ticket: ticket, returnTo: ReturnPath.validated(ticket.flow.returnTo),
+                                 link: nil, question: t("native.continue_question", ["app": app.name]), body: """
             <p>\(t.html("native.signed_in_as", ["user": "<strong>\(userLabel(user))</strong>", "app": "\(app.name)"]))</p>
             <p class="muted">\(t("native.only_if", ["app": app.name]))</p>
+            """, web: web)
+    }
+
+    func holdLink(into userId: String, ticket: ProviderFlowStore.Ticket, request: Request, web: WebSession) async throws -> Response? {
+        let (native, app) = try await resolve(ticket.flow)
+        let t = web.texts
+        // The provider account being added, so someone sent this link sees whose it would be.
+        let account: HTML = ticket.identity.email.map { "<p><strong>\($0)</strong></p>" } ?? ""
+        return try await handOff(userId: userId, native: native, app: app, ticket: ticket, returnTo: "/account?notice=identity-linked",
+                                 link: ticket.identity,
+                                 question: t("native.link_question", ["provider": ticket.identity.provider.capitalized, "app": app.name]), body: """
+            \(account)<p class="muted">\(t("native.only_if", ["app": app.name]))</p>
+            """, web: web)
+    }
+
+    private func resolve(_ flow: ProviderFlow) async throws -> (NativeFlow, NativeApp) {
+        guard let native = flow.native, let app = try await apps.app(native.appID), app.callback(named: native.callback) != nil else {
+            throw HTTPError(.badRequest, "This app is no longer registered for signing in.")
+        }
+        return (native, app)
+    }
+
+    /// The token at once for a claimed callback; otherwise the pending hand-off and its question.
+    private func handOff(userId: String, native: NativeFlow, app: NativeApp, ticket: ProviderFlowStore.Ticket, returnTo: String?,
+                         link: VerifiedExternalIdentity?, question: String, body: HTML, web: WebSession) async throws -> Response {
+        let methods = [ticket.identity.provider]
+        if NativeApp.isAssured(callback: native.callback) {
+            let token = try await handoffs.mint(userId: userId, appID: app.clientID, challenge: native.challenge, authMethods: methods,
+                                                returnTo: returnTo, link: link)
+            return Self.redirect(app.callbackURL([("token", token)], callback: native.callback))
+        }
+        let pending = HandoffConfirmations.Pending(userId: userId, appID: app.clientID, challenge: native.challenge, methods: methods,
+                                                   returnTo: returnTo, browserBinding: ticket.flow.browserBinding ?? "",
+                                                   callback: native.callback, link: link)
+        let id = try await confirmations.hold(pending)
+        let t = web.texts
+        var response = Response.html(layout.render(title: question, body: """
+            \(body)
             <form method="post" action="/native/confirm" id="native-confirm">
             <input type="hidden" name="csrf_token" value="\(reader.token(for: web))"><input type="hidden" name="confirmation" value="\(id)">
             <button type="submit" name="decision" value="continue">\(t("native.continue", ["app": app.name]))</button>

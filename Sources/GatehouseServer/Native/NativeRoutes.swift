@@ -12,7 +12,9 @@ import GatehouseStore
 ///   posts the verifier this origin holds; `POST /native/redeem` (CSRF token, same Origin) spends the
 ///   hand-off token, starts the web view's session and 303s to the pending `return_to` (typically the
 ///   product's `/oauth/authorize`, which continues into the product's callback);
-/// - `POST /native/link-ticket` — the signed-in web view asks to link a provider from the system browser;
+/// - `POST /native/link-ticket` — the signed-in web view asks to link a provider from the system browser
+///   (the ticket is bound to the challenge of the verifier the web view keeps; the link is written at the
+///   redeem, in that web view);
 /// - `GET /native/session`, `POST /native/sign-out` — JSON for the app's launch check and sign-out;
 /// - `/configurations/{ios,android}_v1.json`, the bridge and Turbo adapter scripts, and the app-site
 ///   association files.
@@ -173,6 +175,8 @@ struct NativeRoutes: Sendable {
             return NativeHandoffCompletion.redirect(returnTo ?? "/account")
         case .otherAccount:
             return errorPage("You are signed in to another account here. Sign in again and link from there.", request, status: .conflict)
+        case .linkRefused(let refusal, let provider):
+            return errorPage(refusal.message(label: provider.capitalized, email: nil), request, status: refusal.status)
         case .refused(let failure):
             return errorPage(failure.message, request, status: .badRequest)
         }
@@ -194,6 +198,10 @@ struct NativeRoutes: Sendable {
         guard let app = try await apps.app(form["app"]) else {
             return refuse(.badRequest, .invalidClient, "This app is not registered for signing in.")
         }
+        // Only the holder of this challenge's verifier (this web view) can finish what the ticket starts.
+        guard let challenge = form["challenge"], HandoffTokens.isValidChallenge(challenge) else {
+            return refuse(.badRequest, .invalidRequest, "The challenge must be the base64url SHA-256 of the web view's verifier.")
+        }
         // The same rules as "Link …" on the web: a recent sign-in, an account in standing.
         if clock.now().timeIntervalSince(active.session.createdAt) > linkMaxSignInAge {
             return refuse(.forbidden, .loginRequired, "Sign in again to link a new way of signing in.")
@@ -201,7 +209,8 @@ struct NativeRoutes: Sendable {
         do { try AccountStanding.requireLinking(active.user) } catch {
             return refuse(.forbidden, .accessDenied, error.message)
         }
-        var response = Response.json(["ticket": try await confirmations.mintLinkTicket(userId: active.user.id, appID: app.clientID)])
+        var response = Response.json(["ticket": try await confirmations.mintLinkTicket(userId: active.user.id, appID: app.clientID,
+                                                                                                 challenge: challenge)])
         response.noStore()
         return response
     }

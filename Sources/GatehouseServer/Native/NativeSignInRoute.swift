@@ -13,7 +13,8 @@ import GatehouseStore
 /// - `session`: 200 `{"user_id", "email", "name", "created"}` and a `Set-Cookie` session cookie for the
 ///   app to copy into the web view's cookie store (then the web view continues the product's pending or
 ///   silent authorize);
-/// - `tokens`: an OAuth token response for that native client (as `/oauth/token` answers).
+/// - `tokens`: an OAuth token response for that native client (as `/oauth/token` answers), bound to the key
+///   of the request's `DPoP` proof when it carries one (RFC 9449, as at the token endpoint).
 ///
 /// Every refusal is a 4xx `{"error", "error_description"}`, audited, with nothing else written.
 struct NativeSignInRoute<Verifier: NativeTokenVerifier>: Sendable {
@@ -25,18 +26,38 @@ struct NativeSignInRoute<Verifier: NativeTokenVerifier>: Sendable {
     let issuer: TokenIssuer
     /// The public origin (`https://id.example.com`): a browser posting from anywhere else is refused.
     let publicOrigin: String
+    /// The request's DPoP proof, checked as the token endpoint checks it (nonces included).
+    let dpop: DPoPRequests
+
+    static var path: String { "/native/\(Verifier.kind.rawValue)" }
 
     func register(into router: inout Router) {
-        router.post("/native/\(Verifier.kind.rawValue)") { request async throws in
+        router.post(Self.path) { request async throws in
             var fields: [String: String] = [:]
+            var response: Response
             do {
                 fields = try NativeSignInHTTP.parse(request)
-                return try await handle(request, fields)
+                response = try await handle(request, fields)
             } catch let failure as NativeSignInFailure {
                 await signIn.audit(failure, app: fields["app"], context: request.clientContext)
-                return NativeSignInHTTP.error(failure)
+                response = NativeSignInHTTP.error(failure)
             }
+            dpop.addNonce(&response)
+            return response
         }
+    }
+
+    /// The verified proof, when the request sent one; a client registered for DPoP must.
+    private func proof(_ request: Request, client: OAuthClient) async throws -> DPoPProof? {
+        let proof: DPoPProof?
+        do { proof = try await dpop.proof(request, path: Self.path) } catch let error as OAuthError {
+            throw NativeSignInHTTP.invalid(error.description, code: error.code, reason: "dpop_proof")
+        }
+        if proof == nil, client.requiresDPoP {
+            throw NativeSignInHTTP.invalid("This client must send a DPoP proof with every token request.", code: .invalidDPoPProof,
+                                           reason: "dpop_proof")
+        }
+        return proof
     }
 
     private func handle(_ request: Request, _ fields: [String: String]) async throws -> Response {
@@ -65,12 +86,16 @@ struct NativeSignInRoute<Verifier: NativeTokenVerifier>: Sendable {
             // Tokens for a confidential client only with its own authentication.
             if client.kind == .confidential { try await NativeSignInHTTP.authenticate(client, registry: signIn.apps.registry, request, fields) }
         }
+        // Before the sign-in: a refused proof (or a nonce still to fetch) must leave no account behind.
+        var proof: DPoPProof?
+        if let client { proof = try await self.proof(request, client: client) }
         let outcome = try await signIn.signIn(token: token, authorizationCode: code, rawNonce: rawNonce,
                                               name: form.takesName ? NativeSignInHTTP.name(fields) : nil, app: app,
                                               context: request.clientContext)
         if let client {
             let tokens: TokenResponse
-            do { tokens = try await issuer.issueForExternalSignIn(client: client, user: outcome.user, scope: scope, method: Verifier.kind.rawValue) } catch let error as OAuthError {
+            do { tokens = try await issuer.issueForExternalSignIn(client: client, user: outcome.user, scope: scope, method: Verifier.kind.rawValue,
+                                                                   proof: proof) } catch let error as OAuthError {
                 throw NativeSignInHTTP.invalid(error.description, status: 403, code: error.code, reason: "no_consent")
             }
             var response = Response.json(tokens)

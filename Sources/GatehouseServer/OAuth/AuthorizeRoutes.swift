@@ -69,13 +69,6 @@ struct AuthorizeRoutes: Sendable {
         do { authorizationRequest = try await parser.parse(Self.multimap(parameters)) } catch let failure as AuthorizationFailure {
             return failurePage(failure, layout.languages.texts(for: request))
         }
-        // RFC 8707 §2.1: an API the server does not know is refused before sign-in; the token request names
-        // the one the access token is for.
-        for resource in parameters where resource.key == "resource" {
-            do { _ = try settings.resource(resource.value) } catch {
-                return errorRedirect(error.code, error.description, authorizationRequest)
-            }
-        }
         if !pushedRequest, settings.requirePushedAuthorizationRequests || authorizationRequest.client.requiresPushedAuthorizationRequests {
             return errorRedirect(.invalidRequest, "This application must push its authorization requests (PAR).", authorizationRequest)
         }

@@ -80,6 +80,23 @@ enum OAuthResponses {
         return parameters
     }
 
+    /// A pushed authorization request's form (RFC 9126 §2.1): each parameter once, as at the token endpoint,
+    /// except `resource`, which RFC 8707 §2 lets an authorization request repeat.
+    static func authorizationForm(_ request: Request) throws(OAuthError) -> [(key: String, value: String)] {
+        guard request.mediaType == "application/x-www-form-urlencoded" else {
+            throw .invalidRequest("The body must be application/x-www-form-urlencoded.")
+        }
+        let form: URLEncodedForm
+        do { form = try URLEncodedForm(parsing: request.body) } catch {
+            throw .invalidRequest("The body is not valid form encoding (bad escape or UTF-8).")
+        }
+        var seen: Set<String> = []
+        for (key, _) in form.pairs where key != "resource" {
+            guard seen.insert(key).inserted else { throw .invalidRequest("The \(key) parameter appears more than once.") }
+        }
+        return form.pairs.map { (key: $0.0, value: $0.1) }
+    }
+
     /// The client credentials of a token/revoke/introspect request: HTTP Basic, or the form; never both.
     static func clientCredentials(_ request: Request, _ parameters: [String: String]) throws(OAuthError) -> ClientCredentials {
         if let header = request.headers["Authorization"] {

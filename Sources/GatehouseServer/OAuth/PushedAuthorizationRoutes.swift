@@ -10,15 +10,27 @@ struct PushedAuthorizationRoutes: Sendable {
     let registry: ClientRegistry
     let origins: WebOriginCache
     let log: ServerLog
+    /// A `DPoP` proof sent with the push binds the code to its key (RFC 9449 §10.1).
+    let dpop: DPoPRequests
 
     func register(into router: inout Router) {
         router.post("/oauth/par") { request async in
             var response: Response
             do {
-                let parameters = try OAuthResponses.singleValuedForm(request)
+                var pairs = try OAuthResponses.authorizationForm(request)
+                let parameters = Dictionary(pairs.filter { $0.key != "resource" }.map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first })
                 let credentials = try OAuthResponses.clientCredentials(request, parameters)
                 let client = try await registry.authenticate(credentials)
-                let pairs = parameters.map { (key: $0.key, value: $0.value) }
+                // RFC 9449 §10.1: a proof with the push stands for `dpop_jkt`; sent with one, the two must agree.
+                if let proof = try await dpop.proof(request, path: "/oauth/par") {
+                    if let named = parameters["dpop_jkt"] {
+                        guard ConstantTime.equals(named, proof.thumbprint) else {
+                            throw OAuthError(.invalidDPoPProof, "dpop_jkt is not the thumbprint of the DPoP proof's key.")
+                        }
+                    } else {
+                        pairs.append((key: "dpop_jkt", value: proof.thumbprint))
+                    }
+                }
                 let (uri, expiresIn) = try await pushed.push(pairs, client: client)
                 response = OAuthResponses.json(object: ["request_uri": .string(uri), "expires_in": .integer(Int64(expiresIn))])
                 response.status = .created
@@ -28,6 +40,7 @@ struct PushedAuthorizationRoutes: Sendable {
                 log.error("par failed", [("request_id", request.requestID), ("error", String(describing: error))])
                 response = OAuthResponses.unexpected(error)
             }
+            dpop.addNonce(&response)
             OAuthResponses.allowCORS(&response, request: request, allowed: await origins.origins())
             return response
         }

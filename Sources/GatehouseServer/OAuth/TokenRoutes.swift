@@ -30,7 +30,8 @@ struct TokenRoutes: Sendable {
             await answer(request) { parameters in
                 let credentials = try OAuthResponses.clientCredentials(request, parameters)
                 guard let token = parameters["token"], !token.isEmpty else { throw OAuthError.invalidRequest("The token parameter is missing.") }
-                try await tokens.revoke(token: token, hint: parameters["token_type_hint"], credentials: credentials)
+                let proof = try await dpop.proof(request, path: "/oauth/revoke")
+                try await tokens.revoke(token: token, hint: parameters["token_type_hint"], credentials: credentials, proof: proof)
                 var response = Response(status: .ok)
                 OAuthResponses.noStore(&response)
                 return response
@@ -40,6 +41,8 @@ struct TokenRoutes: Sendable {
             await answer(request) { parameters in
                 let credentials = try OAuthResponses.clientCredentials(request, parameters)
                 guard let token = parameters["token"], !token.isEmpty else { throw OAuthError.invalidRequest("The token parameter is missing.") }
+                // A resource server may prove its own key here; the proof is checked, the answer does not depend on it.
+                _ = try await dpop.proof(request, path: "/oauth/introspect")
                 return OAuthResponses.json(object: try await tokens.introspect(token: token, hint: parameters["token_type_hint"],
                                                                                credentials: credentials))
             }
@@ -66,7 +69,7 @@ struct TokenRoutes: Sendable {
         }
         router.get("/oauth/userinfo", userinfo)
         router.post("/oauth/userinfo", userinfo)
-        for path in ["/oauth/token", "/oauth/userinfo", "/oauth/jwks"] {
+        for path in ["/oauth/token", "/oauth/userinfo", "/oauth/jwks", "/oauth/revoke"] {
             router.on(.options, path) { request async in
                 var response = Response(status: .noContent)
                 OAuthResponses.allowCORS(&response, request: request, allowed: await origins.origins())

@@ -20,6 +20,24 @@ enum PasskeyScreens {
         """
     }
 
+    /// The sign-up page's second way: an account with a passkey and no password (hidden until the script
+    /// finds WebAuthn; the password form above works without it).
+    static func signUpForm(csrf: String, texts t: Texts) -> HTML {
+        """
+        <section id="passkey-sign-up" data-passkey hidden>
+        <h2>\(t["passkeys.sign_up_title"])</h2>
+        <form id="passkey-sign-up-form" method="post" action="/sign-up/passkey" data-options-url="/sign-up/passkey/options">
+        \(PageLayout.hidden("csrf_token", csrf))
+        <label for="passkey-email">\(t["field.email"])</label><input id="passkey-email" name="email" type="email" autocomplete="email" required>
+        <label for="passkey-display-name">\(t["field.name"]) <span class="muted">\(t["field.optional"])</span></label><input id="passkey-display-name" name="name" type="text" autocomplete="name">
+        <button type="submit" class="secondary">\(t["passkeys.sign_up_submit"])</button>
+        <p class="notice error" role="alert" data-passkey-error hidden></p>
+        </form>
+        </section>
+        \(script)
+        """
+    }
+
     /// The account page's "Passkeys" section.
     static func accountSection(_ credentials: [WebAuthnCredential], csrf: HTML, texts t: Texts) -> HTML {
         let rows = credentials.map { credential -> HTML in

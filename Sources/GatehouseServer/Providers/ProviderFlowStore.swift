@@ -10,28 +10,12 @@ struct ProviderFlowStore: Sendable {
     static let flowLifetime: TimeInterval = 600
     static let ticketLifetime: TimeInterval = 120
 
-    /// What the callback hands to the finish step.
+    /// What the callback hands to the finish step: the flow and what the provider proved.
     struct Ticket: Codable, Sendable {
         var kind = "provider-finish"
         var flow: ProviderFlow
-        var provider: String
-        var subject: String
-        var email: String?
-        var emailVerified: Bool
-        var isPrivateRelay: Bool
-        var name: String?
-        /// The provider's refresh token, sealed (it rests in the database for up to two minutes).
-        var sealedRefreshToken: [UInt8]?
-        /// The client the refresh token was issued to (native Apple: the app's bundle id); nil for the
-        /// provider's configured web client.
-        var tokenClientID: String?
-
-        /// What the provider proved, for the account rules.
-        var identity: VerifiedExternalIdentity {
-            VerifiedExternalIdentity(provider: provider, subject: subject, email: email, emailVerified: emailVerified,
-                                     isPrivateRelay: isPrivateRelay, name: name, sealedRefreshToken: sealedRefreshToken,
-                                     tokenClientID: tokenClientID)
-        }
+        /// The refresh token in it is sealed (it rests in the database for up to two minutes).
+        var identity: VerifiedExternalIdentity
 
         /// The account a link flow adds this identity to (nil for a sign-in).
         var linkUserId: String? {
@@ -56,9 +40,9 @@ struct ProviderFlowStore: Sendable {
 
     func issueTicket(flow: ProviderFlow, profile: ExternalProfile) async throws -> String {
         let sealed = try profile.refreshToken.map { try sealing.seal(Array($0.utf8), keyID: Self.tokenLabel(profile)) }
-        let payload = Ticket(flow: flow, provider: profile.provider, subject: profile.subject, email: profile.email,
-                             emailVerified: profile.emailVerified, isPrivateRelay: profile.isPrivateRelay, name: profile.name,
-                             sealedRefreshToken: sealed)
+        let payload = Ticket(flow: flow, identity: VerifiedExternalIdentity(
+            provider: profile.provider, subject: profile.subject, email: profile.email, emailVerified: profile.emailVerified,
+            isPrivateRelay: profile.isPrivateRelay, name: profile.name, sealedRefreshToken: sealed))
         return try await states.put(String(decoding: try JSONEncoder().encode(payload), as: UTF8.self), lifetime: Self.ticketLifetime)
     }
 

@@ -25,11 +25,11 @@ struct ProviderRoutes: Sendable {
     /// The account page's unlink (the admin API's too, through `AccountAdministration`).
     let unlinking: IdentityUnlinking
     /// Completion per platform; the native hand-off adds `.native`.
-    var completions: [ProviderFlow.Platform: any ProviderCompletion]
+    let completions: [ProviderFlow.Platform: any ProviderCompletion]
     /// The public URL without a trailing slash (redirect URIs are built from it).
     let publicBase: String
     /// Linking needs a sign-in at most this old (`providers.link_max_sign_in_age_seconds`).
-    var linkMaxSignInAge: TimeInterval = 600
+    let linkMaxSignInAge: TimeInterval
 
     var reader: WebSessionReader { context.reader }
     var flowCookieName: String { reader.cookies.name("flow") }
@@ -66,7 +66,7 @@ struct ProviderRoutes: Sendable {
         if link {
             // From the app, the system browser has no session: the web view's link ticket names the account (the
             // ticket was minted under the same recent-sign-in and standing rules, in the web view).
-            if platform == .native, let userId = native?["link_user"] {
+            if platform == .native, let userId = native?.linkUserId {
                 intent = .link(userId: userId)
             } else {
                 guard let active = web.active else { throw HTTPError(.unauthorized, "Your session has ended. Sign in again.") }
@@ -80,7 +80,7 @@ struct ProviderRoutes: Sendable {
                 }
                 intent = .link(userId: active.user.id)
             }
-        } else if native?["link_user"] != nil {
+        } else if native?.linkUserId != nil {
             throw HTTPError(.badRequest, "A link request must start at the link form.")
         }
         return try await begin(provider, request, web: web, intent: intent, platform: platform, native: native,
@@ -90,7 +90,7 @@ struct ProviderRoutes: Sendable {
     /// Stores the flow, binds it to this browser and redirects to the provider (the part of `start`
     /// after the form checks; the `/oauth/authorize` provider hint enters here too).
     func begin(_ provider: any SignInProvider, _ request: Request, web: WebSession, intent: ProviderFlow.Intent,
-               platform: ProviderFlow.Platform, native: [String: String]?, returnTo: String?) async throws -> Response {
+               platform: ProviderFlow.Platform, native: NativeFlow?, returnTo: String?) async throws -> Response {
         // One binding value per browser, reused across flows so two tabs do not invalidate each other.
         let binding = request.cookies[flowCookieName].flatMap { $0.utf8.count == 43 ? $0 : nil } ?? SecureRandom.token(byteCount: 32)
         let flow = ProviderFlow(provider: provider.id, intent: intent, platform: platform, redirectURI: redirectURI(provider.id),
@@ -134,7 +134,7 @@ struct ProviderRoutes: Sendable {
 
     func finish(_ provider: any SignInProvider, _ request: Request) async throws -> Response {
         let web = try await reader.read(request)
-        guard let value = request.query["ticket"], let ticket = try await flows.redeemTicket(value), ticket.provider == provider.id else {
+        guard let value = request.query["ticket"], let ticket = try await flows.redeemTicket(value), ticket.identity.provider == provider.id else {
             return await failure(.invalidState, provider: provider.id, request: request, web: web, returnTo: nil)
         }
         // Only the browser that started the flow may finish it (no login CSRF, no linking into someone else's account).
@@ -143,20 +143,19 @@ struct ProviderRoutes: Sendable {
             return await failure(.invalidState, provider: provider.id, request: request, web: web, returnTo: ticket.flow.returnTo,
                                  flow: ticket.flow)
         }
-        // A link from the app runs in the system browser, which has no session: the web view's link ticket
-        // (spent at the start) stands for it.
-        var signedInUserId = web.user?.id
-        if ticket.flow.platform == .native, case .link(let userId) = ticket.flow.intent { signedInUserId = userId }
-        switch try await linker.resolve(ticket.identity, linkTo: ticket.linkUserId, signedInUserId: signedInUserId,
+        // A link from the app runs in the system browser, which has no session: nothing is linked here (whoever
+        // holds this browser may not be the ticket's user); the identity waits for the redeem in the web view.
+        if let userId = ticket.linkUserId, let completion = completions[ticket.flow.platform],
+           let response = try await completion.holdLink(into: userId, ticket: ticket, request: request, web: web) {
+            return response
+        }
+        switch try await linker.resolve(ticket.identity, linkTo: ticket.linkUserId, signedInUserId: web.user?.id,
                                         context: request.clientContext) {
         case .signIn(let user, _):
             await context.audit.record(.signInSucceeded, userId: user.id, context: request.clientContext, details: ["method": provider.id])
             guard let completion = completions[ticket.flow.platform] else { throw HTTPError(.badRequest, "This sign-in cannot be completed here.") }
             return try await completion.complete(user: user, ticket: ticket, request: request, web: web)
-        case .linked(let user):
-            if ticket.flow.platform == .native, let completion = completions[.native] {
-                return try await completion.complete(user: user, ticket: ticket, request: request, web: web)
-            }
+        case .linked:
             return .redirect(to: "/account?notice=identity-linked")
         case .refused(let refusal, let userId, let email):
             let message = refusal.text(label: context.providers.label(provider.id), email: email, web.texts)
@@ -165,7 +164,7 @@ struct ProviderRoutes: Sendable {
                                      details: ["provider": provider.id, "reason": reason])
             // From the app, the answer goes back to the app (the system browser closes), not to a page there.
             if let completion = completions[ticket.flow.platform],
-               let response = await completion.fail(reason: reason, message: message, flow: ticket.flow) {
+               let response = await completion.fail(code: reason, message: message, flow: ticket.flow) {
                 return response
             }
             return context.signInPage(web: web, email: email ?? "", returnTo: ticket.flow.returnTo, error: message,
@@ -198,7 +197,7 @@ struct ProviderRoutes: Sendable {
                                  details: ["provider": provider, "reason": error.auditReason])
         // A native flow reports back to the app (which closes the system browser and shows the message).
         if let flow, let completion = completions[flow.platform],
-           let response = await completion.fail(reason: error.auditReason, message: web.texts.translating(error.userMessage), flow: flow) {
+           let response = await completion.fail(code: error.code, message: web.texts.translating(error.userMessage), flow: flow) {
             return response
         }
         let status: HTTPStatus = switch error {

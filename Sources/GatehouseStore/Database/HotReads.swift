@@ -14,7 +14,7 @@ public protocol HotReadStore: Sendable {
     /// The same, with `providers` set: the distinct providers linked to the user, sorted (the app's launch check).
     func sessionWithUserAndProviders(idHash: TokenHash, now: Date) async throws -> SessionWithUser?
     /// Whether any of `revocationKeys` is on the revoked access-token list, and the user `userId` (nil when
-    /// there is none) with its external id. At most two keys (the token's `jti` and its family marker).
+    /// there is none) with its product user id. At most two keys (the token's `jti` and its family marker).
     func bearerSubject(userId: String, revocationKeys: [String]) async throws -> BearerSubject
     /// What the account page lists for `userId`, read in one trip to one connection (four statements; on
     /// SQLite in one read transaction, on PostgreSQL autocommitted like every read there): the live
@@ -69,12 +69,12 @@ public struct BearerSubject: Sendable, Equatable {
     public let revoked: Bool
     public let user: User?
     /// The user's id in the product's own database (`external_id`, set by an import), if any.
-    public let externalId: String?
+    public let productUserId: String?
     /// The user's access tokens issued before this are void (`UserStore.voidTokens`).
     public let tokensNotBefore: Date?
 
-    public init(revoked: Bool, user: User?, externalId: String? = nil, tokensNotBefore: Date? = nil) {
-        self.revoked = revoked; self.user = user; self.externalId = externalId; self.tokensNotBefore = tokensNotBefore
+    public init(revoked: Bool, user: User?, productUserId: String? = nil, tokensNotBefore: Date? = nil) {
+        self.revoked = revoked; self.user = user; self.productUserId = productUserId; self.tokensNotBefore = tokensNotBefore
     }
 }
 
@@ -99,7 +99,7 @@ public struct ComposedHotReads: HotReadStore {
     public func bearerSubject(userId: String, revocationKeys: [String]) async throws -> BearerSubject {
         let revoked = try await database.revokedAccessTokens.isAnyRevoked(revocationKeys)
         guard let user = try await database.users.find(id: userId) else { return BearerSubject(revoked: revoked, user: nil) }
-        return BearerSubject(revoked: revoked, user: user, externalId: try await database.userImports.externalId(userId: userId),
+        return BearerSubject(revoked: revoked, user: user, productUserId: try await database.userImports.productUserId(userId: userId),
                              tokensNotBefore: try await database.users.tokensNotBefore(userId: userId))
     }
 

@@ -41,6 +41,7 @@ public enum StoreSchema {
         Version(number: 29, name: "webauthn_credentials"),
         Version(number: 30, name: "webauthn_challenges"),
         Version(number: 33, name: "users_language_and_time_zone"),
+        Version(number: 38, name: "authorization_bindings"),
     ]
 
     /// The version this build expects after `migrate()`.

@@ -21,13 +21,19 @@ public struct AuthorizationCode: Sendable, Equatable {
     public var usedAt: Date?
     /// The refresh-token family (and access tokens) issued from this code, so reuse can revoke them.
     public var issuedFamilyId: String?
+    /// The DPoP key thumbprint the authorization request named (`dpop_jkt`, RFC 9449 §10): the token
+    /// request must carry a proof made with that key.
+    public var dpopJKT: String?
+    /// The APIs the authorization request named (`resource`, RFC 8707): the token request may ask for these only.
+    public var resources: [String]
 
     public init(hash: TokenHash, clientId: String, userId: String, redirectURI: String, scope: String, nonce: String? = nil,
                 codeChallenge: String? = nil, authTime: Date, authMethods: [String], createdAt: Date, expiresAt: Date,
-                usedAt: Date? = nil, issuedFamilyId: String? = nil) {
+                usedAt: Date? = nil, issuedFamilyId: String? = nil, dpopJKT: String? = nil, resources: [String] = []) {
         self.hash = hash; self.clientId = clientId; self.userId = userId; self.redirectURI = redirectURI; self.scope = scope
         self.nonce = nonce; self.codeChallenge = codeChallenge; self.authTime = authTime; self.authMethods = authMethods
         self.createdAt = createdAt; self.expiresAt = expiresAt; self.usedAt = usedAt; self.issuedFamilyId = issuedFamilyId
+        self.dpopJKT = dpopJKT; self.resources = resources
     }
 }
 

@@ -19,13 +19,17 @@ public struct RefreshToken: Sendable, Equatable {
     /// The RFC 7638 thumbprint of the DPoP key the family is bound to (RFC 9449 §5): every token of
     /// the family is refused without a proof made with that key. nil: not bound.
     public var dpopJKT: String?
+    /// The APIs the family's authorization named (`resource`, RFC 8707): its refreshes may ask for these
+    /// only. Empty: any registered API.
+    public var resources: [String]
 
     public init(hash: TokenHash, familyId: String, clientId: String, userId: String, scope: String, authTime: Date,
                 authMethods: [String], createdAt: Date, expiresAt: Date, rotatedAt: Date? = nil, revokedAt: Date? = nil,
-                dpopJKT: String? = nil) {
+                dpopJKT: String? = nil, resources: [String] = []) {
         self.hash = hash; self.familyId = familyId; self.clientId = clientId; self.userId = userId; self.scope = scope
         self.authTime = authTime; self.authMethods = authMethods; self.createdAt = createdAt; self.expiresAt = expiresAt
         self.rotatedAt = rotatedAt; self.revokedAt = revokedAt; self.dpopJKT = dpopJKT
+        self.resources = resources
     }
 }
 

@@ -5,7 +5,7 @@ import Foundation
 public struct ImportedUser: Sendable, Equatable {
     /// Where the row came from in the import file, for error messages.
     public var line: Int
-    /// Normalised email; matches an existing account when no external id does.
+    /// Normalised email; matches an existing account when no product user id does.
     public var email: String
     public var displayName: String?
     public var emailVerified: Bool
@@ -14,16 +14,16 @@ public struct ImportedUser: Sendable, Equatable {
     /// A hash Gatehouse can verify (Argon2 PHC or bcrypt); nil leaves a stored hash as it is.
     public var passwordHash: String?
     /// The id the product already uses for this user (its foreign keys point at it). Unique.
-    public var externalId: String?
+    public var productUserId: String?
     /// Provider sign-ins to link (Devise + OmniAuth `provider` / `uid`).
     public var identities: [ImportedIdentity]
     /// The id a new account gets (an existing one keeps its id).
     public var newId: String
 
     public init(line: Int, email: String, displayName: String? = nil, emailVerified: Bool = false, createdAt: Date? = nil,
-                passwordHash: String? = nil, externalId: String? = nil, identities: [ImportedIdentity] = [], newId: String) {
+                passwordHash: String? = nil, productUserId: String? = nil, identities: [ImportedIdentity] = [], newId: String) {
         self.line = line; self.email = email; self.displayName = displayName; self.emailVerified = emailVerified
-        self.createdAt = createdAt; self.passwordHash = passwordHash; self.externalId = externalId
+        self.createdAt = createdAt; self.passwordHash = passwordHash; self.productUserId = productUserId
         self.identities = identities; self.newId = newId
     }
 }
@@ -54,7 +54,7 @@ public struct ImportOutcome: Sendable, Equatable {
     }
 }
 
-/// What the store knows of the existing account an import row matches (by external id, then by email).
+/// What the store knows of the existing account an import row matches (by product user id, then by email).
 public struct ImportMatch: Sendable, Equatable {
     public var userId: String
     public var email: String
@@ -78,7 +78,7 @@ public enum ImportMerge: Sendable, Equatable {
     case refuse(reason: String)
 }
 
-/// The parts of an update the import rules decide (name, creation time and external id follow the row).
+/// The parts of an update the import rules decide (name, creation time and product user id follow the row).
 public struct ImportUpdate: Sendable, Equatable {
     public enum Password: Sendable, Equatable {
         case keep
@@ -113,21 +113,21 @@ public struct ImportRowConflict: Error, Sendable, Equatable {
 public protocol UserImportStore: Sendable {
     /// Creates or updates every row of `batch` in one transaction.
     ///
-    /// A row matches an existing account by `externalId` first, then by `email`; `merge` decides, inside the
+    /// A row matches an existing account by `productUserId` first, then by `email`; `merge` decides, inside the
     /// transaction, how a match is written (or refuses it), otherwise an account is created with `newId`
     /// (marked imported). Identities are linked when absent and refreshed when already linked to the same
     /// account. Throws ``ImportRowConflict`` (and writes nothing) when `merge` refuses a row or a row's email,
-    /// external id or identity belongs to another account.
+    /// product user id or identity belongs to another account.
     func importBatch(_ batch: [ImportedUser], at: Date,
                      merge: @escaping @Sendable (ImportedUser, ImportMatch) -> ImportMerge) async throws -> [ImportOutcome]
 
     /// The account `row` would be written onto, if any; throws ``ImportRowConflict`` when its email and its
-    /// external id name two different accounts.
+    /// product user id name two different accounts.
     func match(_ row: ImportedUser) async throws -> ImportMatch?
 
-    /// The account whose external id is `externalId`.
-    func find(externalId: String) async throws -> User?
+    /// The account whose product user id is `productUserId`.
+    func find(productUserId: String) async throws -> User?
 
-    /// The external id recorded for a user at import, if any.
-    func externalId(userId: String) async throws -> String?
+    /// The product user id recorded for a user at import, if any.
+    func productUserId(userId: String) async throws -> String?
 }

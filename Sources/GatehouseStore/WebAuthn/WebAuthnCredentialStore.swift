@@ -25,6 +25,10 @@ public protocol WebAuthnCredentialStore: Sendable {
     /// racing on an account's last two ways in cannot both succeed.
     func deleteUnlessLastMethod(credentialID: [UInt8], userID: String) async throws -> IdentityUnlinkOutcome
 
+    /// Deletes every credential of the user (the first proof of an address by someone who did not show they
+    /// made them); returns how many.
+    func deleteAll(userID: String) async throws -> Int
+
     /// The user's handle, storing `proposed` when the user has none yet (so concurrent callers all
     /// get the one stored). Throws `StoreError.notFound` when the user does not exist.
     func userHandle(userID: String, proposed: [UInt8]) async throws -> [UInt8]

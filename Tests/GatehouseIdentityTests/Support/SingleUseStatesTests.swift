@@ -50,9 +50,11 @@ import Testing
     @Test func theStoreHoldsOnlyTheKeysHash() async throws {
         let database = try await SQLiteDatabase.open(url: "sqlite::memory:")
         _ = try await database.migrate()
-        let states = SingleUseStates(store: database.flowStates)
+        // A manual clock: a loaded machine must not let the state expire between the put and the read.
+        let clock = ManualClock()
+        let states = SingleUseStates(store: database.flowStates, clock: clock.identity)
         let key = try await states.put("payload", lifetime: 60)
-        let row = try #require(try await database.flowStates.consume(stateHash: TokenHash(SHA256.hash(key)), now: Date()))
+        let row = try #require(try await database.flowStates.consume(stateHash: TokenHash(SHA256.hash(key)), now: clock.now))
         #expect(row.payload == "payload", "stored under the SHA-256 of the key")
         #expect(try await states.take(key) == nil, "and taken out once, whoever took it")
     }

@@ -19,6 +19,27 @@ struct AuthorizationCodeStoreTests {
         }
     }
 
+    /// What the authorization request bound the code to (`dpop_jkt`, `resource`) comes back with the redemption.
+    @Test(arguments: StoreBackends.all)
+    func theCodesKeyAndResourcesSurviveRedemption(_ backend: StoreBackend) async throws {
+        try await withDatabase(backend) { db in
+            try await createOAuthParties(db)
+            var bound = AuthorizationCode.fixture("bound")
+            bound.dpopJKT = "0ZcOCORZNYy-DWpqq30jZyJGHTN0d2HglBV3uiguA4I"
+            bound.resources = ["https://notes.api.example", "https://billing.api.example/v1?x=\"y\""]
+            try await db.authorizationCodes.create(bound)
+            try await db.authorizationCodes.create(.fixture("plain"))
+            guard case .redeemed(let redeemed) = try await db.authorizationCodes.redeem(hash: bound.hash, now: TestTime.at(1)) else {
+                Issue.record("must redeem"); return
+            }
+            #expect(redeemed.dpopJKT == bound.dpopJKT && redeemed.resources == bound.resources)
+            guard case .redeemed(let plain) = try await db.authorizationCodes.redeem(hash: testHash("plain"), now: TestTime.at(1)) else {
+                Issue.record("must redeem"); return
+            }
+            #expect(plain.dpopJKT == nil && plain.resources.isEmpty)
+        }
+    }
+
     @Test(arguments: StoreBackends.all)
     func unknownAndExpiredCodesAreInvalid(_ backend: StoreBackend) async throws {
         try await withDatabase(backend) { db in

@@ -35,12 +35,15 @@ struct DPoPStoreTests {
             try await createOAuthParties(db)
             var bound = RefreshToken.fixture("bound0")
             bound.dpopJKT = "0ZcOCORZNYy-DWpqq30jZyJGHTN0d2HglBV3uiguA4I"
+            // The APIs its authorization named travel with it the same way.
+            bound.resources = ["https://notes.api.example", "https://billing.api.example"]
             try await db.refreshTokens.create(bound)
             #expect(try await db.refreshTokens.find(hash: bound.hash) == bound)
             #expect(try await db.refreshTokens.find(hash: bound.hash)?.dpopJKT == bound.dpopJKT)
             // `exchange` (one statement on PostgreSQL, the writer's transaction on SQLite) stores the successor's binding.
             var successor = RefreshToken.fixture("bound1", created: 10)
             successor.dpopJKT = bound.dpopJKT
+            successor.resources = bound.resources
             let (expected, next) = (bound.dpopJKT, successor)
             let outcome = try await db.refreshTokens.exchange(hash: bound.hash, now: TestTime.at(10), graceWindow: 0) { presented, _ in
                 (next, presented.dpopJKT == expected)
@@ -51,11 +54,14 @@ struct DPoPStoreTests {
             // `rotate` too; an unbound token stays unbound.
             var third = RefreshToken.fixture("bound2", created: 20)
             third.dpopJKT = bound.dpopJKT
+            third.resources = bound.resources
             #expect(try await db.refreshTokens.rotate(hash: successor.hash, replacement: third, now: TestTime.at(20), graceWindow: 0)
                     != .invalid)
             #expect(try await db.refreshTokens.find(hash: third.hash)?.dpopJKT == bound.dpopJKT)
+            #expect(try await db.refreshTokens.find(hash: third.hash)?.resources == bound.resources)
             try await db.refreshTokens.create(.fixture("plain", family: "f2"))
             #expect(try await db.refreshTokens.find(hash: testHash("plain"))?.dpopJKT == nil)
+            #expect(try await db.refreshTokens.find(hash: testHash("plain"))?.resources == [])
         }
     }
 }

@@ -76,7 +76,7 @@ struct HotReadStoreTests {
 
             try await db.revokedAccessTokens.revoke(jti: "fid:f2", expiresAt: expires)
             #expect(try await reads.bearerSubject(userId: "u1", revocationKeys: ["j2", "fid:f2"]).revoked)
-            #expect(try await reads.bearerSubject(userId: "u1", revocationKeys: ["j3"]).externalId == nil)
+            #expect(try await reads.bearerSubject(userId: "u1", revocationKeys: ["j3"]).productUserId == nil)
             // The composition answers the same.
             let composed = ComposedHotReads(database: db)
             for keys in [["j1"], ["j2", "fid:f2"], ["j3", "fid:f3"]] {
@@ -87,14 +87,14 @@ struct HotReadStoreTests {
     }
 
     @Test(arguments: StoreBackends.all)
-    func bearerSubjectCarriesTheExternalIdInTheSameRead(_ backend: StoreBackend) async throws {
+    func bearerSubjectCarriesTheProductUserIdInTheSameRead(_ backend: StoreBackend) async throws {
         try await withDatabase(backend) { db in
             _ = try await db.userImports.importBatch([UserImportStoreTests.row(1, "a@example.test", external: "rails-42"),
                                                       UserImportStoreTests.row(2, "b@example.test")], at: TestTime.at(10))
             let reads = db.hotReads
-            #expect(try await reads.bearerSubject(userId: "new1", revocationKeys: ["j1"]).externalId == "rails-42")
-            #expect(try await reads.bearerSubject(userId: "new2", revocationKeys: ["j1"]).externalId == nil)
-            #expect(try await reads.bearerSubject(userId: "ghost", revocationKeys: ["j1"]).externalId == nil)
+            #expect(try await reads.bearerSubject(userId: "new1", revocationKeys: ["j1"]).productUserId == "rails-42")
+            #expect(try await reads.bearerSubject(userId: "new2", revocationKeys: ["j1"]).productUserId == nil)
+            #expect(try await reads.bearerSubject(userId: "ghost", revocationKeys: ["j1"]).productUserId == nil)
             let composed = ComposedHotReads(database: db)
             for id in ["new1", "new2", "ghost"] {
                 #expect(try await composed.bearerSubject(userId: id, revocationKeys: ["j1"])

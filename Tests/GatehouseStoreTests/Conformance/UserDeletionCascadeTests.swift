@@ -43,7 +43,7 @@ struct UserDeletionCascadeTests {
             } else {
                 Issue.record("u2's code must survive u1's deletion")
             }
-            // The external identity's key is free again: the row is gone, not hidden.
+            // The product user identity's key is free again: the row is gone, not hidden.
             try await db.users.create(.fixture("u1"))
             try await db.externalIdentities.create(ExternalIdentity(provider: "apple", subject: "s1", userId: "u1",
                                                                     createdAt: TestTime.at(3)))

@@ -19,7 +19,7 @@ struct UserImportStoreTests {
     static func row(_ line: Int, _ email: String, external: String? = nil, hash: String? = bcrypt,
                     identities: [ImportedIdentity] = [], newId: String? = nil) -> ImportedUser {
         ImportedUser(line: line, email: email, displayName: "Name \(line)", emailVerified: true, createdAt: TestTime.at(5),
-                     passwordHash: hash, externalId: external, identities: identities, newId: newId ?? "new\(line)")
+                     passwordHash: hash, productUserId: external, identities: identities, newId: newId ?? "new\(line)")
     }
 
     @Test(arguments: StoreBackends.all)
@@ -32,12 +32,12 @@ struct UserImportStoreTests {
                               ImportOutcome(line: 2, userId: "new2", action: .created)])
             let created = try #require(try await db.users.find(id: "new1"))
             #expect(created.passwordHash == Self.bcrypt && created.emailVerified && created.createdAt == TestTime.at(5))
-            #expect(try await db.userImports.externalId(userId: "new1") == "42")
-            #expect(try await db.userImports.find(externalId: "42")?.id == "new1")
+            #expect(try await db.userImports.productUserId(userId: "new1") == "42")
+            #expect(try await db.userImports.find(productUserId: "42")?.id == "new1")
             let identity = try #require(try await db.externalIdentities.find(provider: "apple", subject: "001.a"))
             #expect(identity.userId == "new1" && identity.isPrivateRelay)
 
-            // Re-run: matched by external id (the email changed) and by email; a missing hash keeps the stored one.
+            // Re-run: matched by product user id (the email changed) and by email; a missing hash keeps the stored one.
             var renamed = Self.row(1, "a2@example.test", external: "42", hash: nil, identities: [apple], newId: "other1")
             renamed.displayName = "Renamed"
             let second = try await db.userImports.importBatch([renamed, Self.row(2, "b@example.test", newId: "other2")],
@@ -70,7 +70,7 @@ struct UserImportStoreTests {
             #expect(try await db.users.count() == 1)
             #expect(try await db.externalIdentities.find(provider: "apple", subject: "taken")?.userId == "u1")
 
-            // An email owned by one account and an external id owned by another is refused too.
+            // An email owned by one account and an product user id owned by another is refused too.
             _ = try await db.userImports.importBatch([Self.row(1, "x@example.test", external: "7")], at: TestTime.at(10))
             await #expect(throws: ImportRowConflict.self) {
                 _ = try await db.userImports.importBatch([Self.row(3, "u1@example.test", external: "7")], at: TestTime.at(11))

@@ -82,6 +82,21 @@ struct WebAuthnStoreTests {
     }
 
     @Test(arguments: StoreBackends.all)
+    func deleteAllRemovesOnlyThatUsersCredentials(_ backend: StoreBackend) async throws {
+        try await withDatabase(backend) { db in
+            try await db.users.create(.fixture("u1"))
+            try await db.users.create(.fixture("u2"))
+            try await db.webAuthnCredentials.create(Self.credential([1]))
+            try await db.webAuthnCredentials.create(Self.credential([2], at: 2))
+            try await db.webAuthnCredentials.create(Self.credential([3], user: "u2"))
+            #expect(try await db.webAuthnCredentials.deleteAll(userID: "u1") == 2)
+            #expect(try await db.webAuthnCredentials.credentials(userID: "u1").isEmpty)
+            #expect(try await db.webAuthnCredentials.credentials(userID: "u2").count == 1)
+            #expect(try await db.webAuthnCredentials.deleteAll(userID: "u1") == 0)
+        }
+    }
+
+    @Test(arguments: StoreBackends.all)
     func theLastWayInIsNeverDeleted(_ backend: StoreBackend) async throws {
         try await withDatabase(backend) { db in
             // A passkey-only account (no password): two passkeys, removed concurrently.

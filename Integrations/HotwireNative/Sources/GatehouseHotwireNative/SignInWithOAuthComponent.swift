@@ -103,7 +103,7 @@ open class SignInWithOAuthComponent: BridgeComponent {
             do {
                 let url = try await presenter.authenticate(url: startURL, callback: callback,
                                                            prefersEphemeralWebBrowserSession: configuration.prefersEphemeralWebBrowserSession)
-                let token = try HandOff.parseCallback(url)
+                let token = try Handoff.parseCallback(url)
                 webView.load(URLRequest(url: redeem.appendingQuery([("token", token)])))
             } catch let error as ASWebAuthenticationSessionError where error.code == .canceledLogin {
                 fail(.cancelled)

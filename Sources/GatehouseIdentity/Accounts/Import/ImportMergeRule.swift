@@ -10,7 +10,7 @@ import GatehouseStore
 ///   never lowered, and a password hash is never replaced once Gatehouse has proven the address;
 /// - any other account is refused (the row is reported by line) unless the operator asked to merge
 ///   (`--merge-existing`); then
-///   - a proven account keeps its password and its verified flag, and gets the row's external id and identities;
+///   - a proven account keeps its password and its verified flag, and gets the row's product user id and identities;
 ///   - an unproven one is *claimed* as a proof of the address would claim it (``EmailOwnershipClaim``): its
 ///     identities, sessions, refresh tokens and consents go, and the creator's password is replaced by the
 ///     row's hash or, without one, cleared.

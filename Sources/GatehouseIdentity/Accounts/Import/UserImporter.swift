@@ -8,7 +8,7 @@ import GatehouseStore
 /// Every record is validated first; any invalid record stops the import before anything is
 /// written, with every problem reported by line. Valid records are then written in batches, each
 /// one transaction (a row the database refuses rolls its batch back). Re-running the same file
-/// updates the same accounts: rows match by external id, then by email. A row that matches an account
+/// updates the same accounts: rows match by product user id, then by email. A row that matches an account
 /// created in Gatehouse is a conflict unless the operator asks to merge (``ImportMergeRule``).
 public struct UserImporter: Sendable {
     /// Omniauth strategy names → Gatehouse provider names.
@@ -143,8 +143,8 @@ public struct UserImporter: Sendable {
         if let hash, PasswordHashFormat.of(hash) == nil {
             throw fail("password hash is not bcrypt ($2a$/$2b$/$2y$) or an Argon2id/Argon2i PHC string")
         }
-        let externalId = try text("external_id")
-        if let externalId, externalId.utf8.count > 128 || externalId.contains(where: { $0.isWhitespace || $0.isNewline }) {
+        let productUserId = try text("external_id")
+        if let productUserId, productUserId.utf8.count > 128 || productUserId.contains(where: { $0.isWhitespace || $0.isNewline }) {
             throw fail("external_id must be at most 128 bytes without spaces")
         }
         var identities: [ImportedIdentity] = []
@@ -175,9 +175,9 @@ public struct UserImporter: Sendable {
             for key in object.keys where !["provider", "uid", "subject", "email"].contains(key) { throw fail("unknown identity field \(key)") }
             identities.append(ImportedIdentity(provider: provider, subject: subject, email: identityEmail))
         }
-        let newId = subjectSource == .externalId ? (externalId ?? RecordID.random()) : RecordID.random()
+        let newId = subjectSource == .productUserId ? (productUserId ?? RecordID.random()) : RecordID.random()
         return ImportedUser(line: line, email: email.value, displayName: name, emailVerified: verified, createdAt: createdAt,
-                            passwordHash: hash, externalId: externalId, identities: identities, newId: newId)
+                            passwordHash: hash, productUserId: productUserId, identities: identities, newId: newId)
     }
 
     /// ISO 8601 (`2024-05-01T10:00:00Z`, fractional seconds, or Rails' `2024-05-01 10:00:00 UTC`) or Unix seconds.

@@ -17,6 +17,10 @@ public struct AuthorizationRequest: Sendable {
     /// Whether the request carried `redirect_uri` (without it, the client's only registered URI is used
     /// and the token request need not repeat it, RFC 6749 §4.1.3).
     public var redirectURISent: Bool = true
+    /// `dpop_jkt` (RFC 9449 §10): the thumbprint of the DPoP key the code's token request must prove.
+    public var dpopJKT: String?
+    /// The registered APIs named with `resource` (RFC 8707 §2): the code's token request may ask for these only.
+    public var resources: [String] = []
 }
 
 /// Why an authorization request failed, and how the error may be delivered.
@@ -30,8 +34,10 @@ public enum AuthorizationFailure: Error, Sendable, Equatable {
 /// Validates authorization requests. Unknown parameters are ignored; repeated ones are errors.
 public struct AuthorizationRequestParser: Sendable {
     let registry: ClientRegistry
+    /// The APIs `resource` may name (`OAuthSettings.resources`).
+    let resources: [String]
 
-    public init(registry: ClientRegistry) { self.registry = registry }
+    public init(registry: ClientRegistry, resources: [String] = []) { self.registry = registry; self.resources = resources }
 
     /// `parameters` maps each name to every value sent (query or form).
     public func parse(_ parameters: [String: [String]]) async throws -> AuthorizationRequest {
@@ -62,7 +68,7 @@ public struct AuthorizationRequestParser: Sendable {
         // From here on the redirect URI is trusted, so errors go back to the client.
         if let refusal = RequestObjectRefusal.refusal(parameters) { throw fail(refusal) }
         for name in ["response_type", "scope", "nonce", "code_challenge", "code_challenge_method", "prompt", "max_age",
-                     "login_hint", "id_token_hint", "response_mode"] where (parameters[name]?.count ?? 0) > 1 {
+                     "login_hint", "id_token_hint", "response_mode", "dpop_jkt"] where (parameters[name]?.count ?? 0) > 1 {
             throw fail(.invalidRequest("The \(name) parameter appears more than once."))
         }
         guard let responseType = parameters["response_type"]?.first else { throw fail(.invalidRequest("The response_type parameter is missing.")) }
@@ -103,9 +109,24 @@ public struct AuthorizationRequestParser: Sendable {
         let nonce = parameters["nonce"]?.first
         if let nonce, nonce.utf8.count > 512 { throw fail(.invalidRequest("The nonce is too long.")) }
         if let state, state.utf8.count > 2048 { throw fail(.invalidRequest("The state is too long.")) }
-        return AuthorizationRequest(client: client, redirectURI: redirectURI, scope: scope, state: state, nonce: nonce,
-                                    codeChallenge: challenge, prompt: prompt, maxAge: maxAge,
-                                    loginHint: parameters["login_hint"]?.first, idTokenHint: parameters["id_token_hint"]?.first,
-                                    redirectURISent: redirectURISent)
+        let dpopJKT = parameters["dpop_jkt"]?.first
+        if let dpopJKT, dpopJKT.utf8.count != 43 || Base64URL.decode(dpopJKT)?.count != 32 {
+            throw fail(.invalidRequest("dpop_jkt is not a base64url SHA-256 JWK thumbprint."))
+        }
+        // RFC 8707 §2: several `resource` values may be named; each must be a registered API.
+        var resources: [String] = []
+        for requested in parameters["resource"] ?? [] where !resources.contains(requested) {
+            guard resources.count < 8, self.resources.contains(requested) else {
+                throw fail(OAuthError(.invalidTarget, "The resource \(requested.prefix(200)) is not an API registered with this server."))
+            }
+            resources.append(requested)
+        }
+        var request = AuthorizationRequest(client: client, redirectURI: redirectURI, scope: scope, state: state, nonce: nonce,
+                                           codeChallenge: challenge, prompt: prompt, maxAge: maxAge,
+                                           loginHint: parameters["login_hint"]?.first, idTokenHint: parameters["id_token_hint"]?.first,
+                                           redirectURISent: redirectURISent)
+        request.dpopJKT = dpopJKT
+        request.resources = resources
+        return request
     }
 }

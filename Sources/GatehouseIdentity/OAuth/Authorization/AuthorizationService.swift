@@ -68,7 +68,8 @@ public struct AuthorizationService: Sendable {
                                                  redirectURI: request.redirectURISent ? request.redirectURI : "", scope: request.scope.description,
                                                  nonce: request.nonce, codeChallenge: request.codeChallenge, authTime: authTime,
                                                  authMethods: authMethods, createdAt: now,
-                                                 expiresAt: now.addingTimeInterval(settings.codeLifetime)))
+                                                 expiresAt: now.addingTimeInterval(settings.codeLifetime),
+                                                 dpopJKT: request.dpopJKT, resources: request.resources))
         return Self.redirect(to: request.redirectURI, ["code": code, "state": request.state, "iss": settings.issuer])
     }
 

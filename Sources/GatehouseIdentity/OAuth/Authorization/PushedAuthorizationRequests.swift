@@ -20,8 +20,9 @@ public struct PushedAuthorizationRequests: Sendable {
     let parser: AuthorizationRequestParser
     let clock: IdentityClock
 
-    public init(store: any FlowStateStore, registry: ClientRegistry, clock: IdentityClock = .system) {
-        self.store = store; parser = AuthorizationRequestParser(registry: registry); self.clock = clock
+    /// - Parameter resources: the APIs a pushed `resource` may name (`OAuthSettings.resources`).
+    public init(store: any FlowStateStore, registry: ClientRegistry, resources: [String] = [], clock: IdentityClock = .system) {
+        self.store = store; parser = AuthorizationRequestParser(registry: registry, resources: resources); self.clock = clock
     }
 
     /// Validates and keeps the parameters `client` (already authenticated) pushed; returns the

@@ -54,6 +54,13 @@ struct AuthorizationCodeGrant: Sendable {
         } else if verifier != nil {
             throw OAuthError.invalidGrant("A code_verifier was sent but the authorization request had no code_challenge.")
         }
+        // RFC 9449 §10: a code bound with `dpop_jkt` is redeemed only with a proof of that key.
+        if let jkt = code.dpopJKT {
+            guard let proof = request.proof, ConstantTime.equals(proof.thumbprint, jkt) else {
+                throw OAuthError.invalidGrant("The authorization code is bound to a DPoP key (dpop_jkt); send a proof made with it.")
+            }
+        }
+        let resource = try Self.resource(request.resource, authorized: code.resources)
         guard let user = try await users.find(id: code.userId), !user.disabled else {
             throw OAuthError.invalidGrant("The account is not available.")
         }
@@ -62,8 +69,10 @@ struct AuthorizationCodeGrant: Sendable {
                                authMethods: code.authMethods, nonce: code.nonce, familyId: code.issuedFamilyId ?? familyId,
                                issueRefreshToken: request.client.receivesRefreshToken(for: scope))
         grant.sessionBound = true
-        grant.releasesExternalId = true
+        grant.releasesProductUserId = true
         request.bind(&grant)
+        grant.resource = resource
+        grant.authorizedResources = code.resources
         let response = try await issuer.issue(grant).response
         // A replay that revoked the family before our refresh token was stored revoked nothing in the
         // store yet; its family marker is written first, so checking it now closes that window.
@@ -72,6 +81,23 @@ struct AuthorizationCodeGrant: Sendable {
             throw OAuthError.invalidGrant("The authorization code was used twice; the tokens issued for it are revoked.")
         }
         return response
+    }
+
+    /// The API the access token is for (RFC 8707 §2.2): with `resource` at authorize, the token request (and
+    /// every refresh of its family) may name only one of those, and may leave it out when there was exactly
+    /// one; without, any registered API.
+    static func resource(_ requested: String?, authorized: [String]) throws(OAuthError) -> String? {
+        guard !authorized.isEmpty else { return requested }
+        if let requested {
+            guard authorized.contains(requested) else {
+                throw OAuthError(.invalidTarget, "The resource \(requested) was not named in the authorization request.")
+            }
+            return requested
+        }
+        guard authorized.count == 1 else {
+            throw OAuthError(.invalidTarget, "The authorization named several resources; name the one this token is for.")
+        }
+        return authorized[0]
     }
 
     /// How long a used code is remembered, so a replay still revokes what it issued: as long as those

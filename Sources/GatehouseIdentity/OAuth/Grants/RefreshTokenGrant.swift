@@ -64,7 +64,8 @@ struct RefreshTokenGrant: Sendable {
                 // The family keeps the key it started with; the access token is bound to this proof's key.
                 grant.accessTokenJKT = proof?.thumbprint
                 grant.refreshTokenJKT = stored.dpopJKT
-                grant.resource = resource
+                grant.resource = try AuthorizationCodeGrant.resource(resource, authorized: stored.resources)
+                grant.authorizedResources = stored.resources
                 let prepared = try issuer.prepare(grant, keys: issueKeys, refreshValue: successor)
                 guard let replacement = prepared.refreshRecord else { throw OAuthError(.serverError, "No refresh token was minted.") }
                 return (replacement, prepared)

@@ -85,6 +85,12 @@ extension TokenIssuer {
     /// `proof`: the request's verified DPoP proof, binding the tokens to its key as at the token endpoint.
     public func issueForExternalSignIn(client: OAuthClient, user: User, scope: Scope?, method: String,
                                        proof: DPoPProof? = nil) async throws -> TokenResponse {
+        try await issueForExternalSignIn(client: client, user: user, scope: scope, methods: [method], proof: proof)
+    }
+
+    /// The same with the sign-in's RFC 8176 methods (a native passkey sign-in proves several).
+    public func issueForExternalSignIn(client: OAuthClient, user: User, scope: Scope?, methods: [String],
+                                       proof: DPoPProof? = nil) async throws -> TokenResponse {
         let scope = scope ?? TokenExchangeGrant.defaultScope
         if !client.firstParty {
             let remembered = try await consents?.find(userId: user.id, clientId: client.id)
@@ -92,7 +98,7 @@ extension TokenIssuer {
                 throw OAuthError(.accessDenied, "The user has not allowed this application yet; sign in through /oauth/authorize first.")
             }
         }
-        var grant = TokenGrant(client: client, user: user, scope: scope, authTime: clock.now(), authMethods: [method],
+        var grant = TokenGrant(client: client, user: user, scope: scope, authTime: clock.now(), authMethods: methods,
                                issueRefreshToken: client.receivesRefreshToken(for: scope))
         if let proof {
             grant.accessTokenJKT = proof.thumbprint

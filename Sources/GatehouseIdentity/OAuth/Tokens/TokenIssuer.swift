@@ -22,7 +22,7 @@ public struct TokenGrant: Sendable {
     public var sessionBound = false
     /// The ID token carries the user's `external_id` (sign-ins through the code flow; refreshes skip the
     /// extra read on their hot path, and userinfo always has it).
-    public var releasesExternalId = false
+    public var releasesProductUserId = false
     /// An `openid` scope gets an ID token; false leaves it out (refreshes of clients registered with
     /// `refresh_id_token: false`, OpenID Connect Core §12.2).
     public var issuesIDToken = true
@@ -32,6 +32,8 @@ public struct TokenGrant: Sendable {
     public var refreshTokenJKT: String?
     /// The API the access token is for (`resource`, RFC 8707); nil: the server's `accessTokenAudience`.
     public var resource: String?
+    /// The APIs the grant's authorization named (RFC 8707), kept with the refresh family; empty: any registered API.
+    public var authorizedResources: [String] = []
 
     public init(client: OAuthClient, user: User?, scope: Scope, authTime: Date?, authMethods: [String], nonce: String? = nil,
                 familyId: String = RecordID.random(), issueRefreshToken: Bool, familyExpiresAt: Date? = nil) {
@@ -93,7 +95,7 @@ public struct TokenIssuer: Sendable {
     /// Derives the `sid` claim of session-bound ID tokens; nil: no `sid`.
     public var sids: SessionIdentifier?
     /// The product's own ids of imported users (`users.external_id`), released as the `external_id` claim.
-    public var externalIds: (any UserImportStore)?
+    public var productUserIds: (any UserImportStore)?
 
     /// `successorKey` must be the same in every process sharing the database (derive it from the server secret).
     public init(settings: OAuthSettings, keys: SigningKeyRing, refreshTokens: any RefreshTokenStore, clock: IdentityClock = .system,
@@ -127,9 +129,9 @@ public struct TokenIssuer: Sendable {
         let keys = try await signingKeys(for: grant.client,
                                          openID: grant.issuesIDToken && grant.scope.contains(Scope.openID) && grant.user != nil)
         var extra: [String: JSONValue] = [:]
-        if keys.idToken != nil, grant.releasesExternalId, let user = grant.user,
-           let externalId = try await externalIds?.externalId(userId: user.id) {
-            extra["external_id"] = .string(externalId)
+        if keys.idToken != nil, grant.releasesProductUserId, let user = grant.user,
+           let productUserId = try await productUserIds?.productUserId(userId: user.id) {
+            extra["external_id"] = .string(productUserId)
         }
         return try prepare(grant, keys: keys, extra: extra, refreshValue: fixedRefreshValue)
     }
@@ -181,7 +183,7 @@ public struct TokenIssuer: Sendable {
                                          userId: user.id, scope: grant.scope.description, authTime: grant.authTime ?? now,
                                          authMethods: grant.authMethods, createdAt: now,
                                          expiresAt: grant.familyExpiresAt ?? now.addingTimeInterval(settings.refreshTokenLifetime),
-                                         dpopJKT: grant.refreshTokenJKT)
+                                         dpopJKT: grant.refreshTokenJKT, resources: grant.authorizedResources)
             refreshValue = value
         }
         return PreparedIssue(grant: grant, now: now, key: keys.accessToken, idKey: idKey, idTokenExtra: extra,

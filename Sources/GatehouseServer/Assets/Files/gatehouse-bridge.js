@@ -5,7 +5,10 @@ const COMPONENT = "sign-in-with-oauth";
 const STORAGE_KEY = "gatehouse.handoff";
 const BASE = new URL("..", document.currentScript.src).pathname;   // "/" or "/auth/" (one-origin prefix)
 const userAgent = navigator.userAgent;
-const inApp = /(Turbo|Hotwire) Native/.test(userAgent) && new RegExp("bridge-components: \\[[^\\]]*\\b" + COMPONENT + "\\b").test(userAgent);
+// Whether the app's native side registers `component` (its user agent lists it, as Hotwire Native's does).
+const inAppFor = (component) => /(Turbo|Hotwire) Native/.test(userAgent)
+  && new RegExp("bridge-components: \\[[^\\]]*\\b" + component + "\\b").test(userAgent);
+const inApp = inAppFor(COMPONENT);
 
 // A minimal web bridge, used only when the page has no Hotwire Native bridge library.
 class QueueingWebBridge {
@@ -82,8 +85,8 @@ function providerAction(form) {
   return match ? { provider: match[1], link: Boolean(match[2]) } : null;
 }
 
-async function linkTicket(form, app) {
-  const body = new URLSearchParams({ csrf_token: (form.querySelector('input[name="csrf_token"]') || {}).value || "", app });
+async function linkTicket(form, app, challenge) {
+  const body = new URLSearchParams({ csrf_token: (form.querySelector('input[name="csrf_token"]') || {}).value || "", app, challenge });
   const response = await fetch(BASE + "native/link-ticket", { method: "POST", body, credentials: "same-origin", referrerPolicy: "same-origin",
                                                               headers: { Accept: "application/json" } });
   const json = await response.json().catch(() => ({}));
@@ -99,7 +102,7 @@ async function startNativeSignIn(form) {
   const start = new URLSearchParams({ provider: action.provider, app, challenge });
   const returnTo = (form.querySelector('input[name="return_to"]') || {}).value || "";
   if (returnTo) start.set("return_to", returnTo);
-  if (action.link) start.set("link", await linkTicket(form, app));
+  if (action.link) start.set("link", await linkTicket(form, app, challenge));
   localStorage.setItem(STORAGE_KEY, JSON.stringify({ verifier, challenge, app, created: Date.now() }));
   const data = { startPath: BASE + "native/start?" + start.toString(), redeemPath: BASE + "native/redeem",
                  provider: action.provider, metadata: { url: location.href } };
@@ -165,7 +168,9 @@ if (inApp) {
     startNativeSignIn(form).catch((error) => showError(form, error.message));
   }, true);
 }
+// The passkey component (gatehouse-passkeys.js sends its message) needs the web bridge from the start too.
+if (!inApp && inAppFor("passkey-sign-in")) webBridge();
 document.addEventListener("turbo:load", finishRedeem);
 if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", finishRedeem); else finishRedeem();
-window.GatehouseBridge = { startNativeSignIn };
+window.GatehouseBridge = { startNativeSignIn, inAppFor, base: BASE, send: (message) => webBridge().send(message) };
 })();

@@ -6,6 +6,15 @@
   };
   const encode = (buffer) => btoa(String.fromCharCode(...new Uint8Array(buffer)))
     .replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  // Gatehouse's own paths under the prefix it is served at ("/" or "/auth/"): data attributes and JSON
+  // redirects are not rewritten by the server the way href/action/src are.
+  const BASE = document.currentScript ? new URL("..", document.currentScript.src).pathname : "/";
+  const url = (path) => (path && path.startsWith("/") ? BASE + path.slice(1) : path);
+  // In a Hotwire Native app that registers the passkey bridge component, the platform runs the ceremony
+  // (docs/integrations/hotwire-native.md): the web view has no autofill, and may have no WebAuthn at all.
+  const NATIVE_COMPONENT = "passkey-sign-in";
+  const nativeBridge = () => (window.GatehouseBridge && window.GatehouseBridge.inAppFor
+    && window.GatehouseBridge.inAppFor(NATIVE_COMPONENT) ? window.GatehouseBridge : null);
   const csrf = (root) => (root.querySelector('input[name="csrf_token"]') || {}).value || "";
   const describe = (error) => error && error.name === "NotAllowedError"
     ? "The passkey request was cancelled or timed out." : (error && error.message) || "The passkey could not be used.";
@@ -24,7 +33,7 @@
 
   let pendingConditional = null;
   const signIn = async (section, mediation) => {
-    const options = (await post(section.dataset.optionsUrl, { csrf_token: csrf(section) })).publicKey;
+    const options = (await post(url(section.dataset.optionsUrl), { csrf_token: csrf(section) })).publicKey;
     const controller = new AbortController();
     if (mediation === "conditional") pendingConditional = controller;
     const credential = await navigator.credentials.get({
@@ -33,16 +42,16 @@
                    userVerification: options.userVerification, allowCredentials: descriptors(options.allowCredentials) },
     });
     const r = credential.response;
-    const answer = await post(section.dataset.finishUrl, {
+    const answer = await post(url(section.dataset.finishUrl), {
       csrf_token: csrf(section), return_to: section.dataset.returnTo || "", credential_id: encode(credential.rawId),
       client_data_json: encode(r.clientDataJSON), authenticator_data: encode(r.authenticatorData),
       signature: encode(r.signature), user_handle: r.userHandle ? encode(r.userHandle) : "",
     });
-    window.location.assign(answer.redirect);
+    window.location.assign(url(answer.redirect));
   };
 
   const register = async (form) => {
-    const options = (await post(form.dataset.optionsUrl, { csrf_token: csrf(form) })).publicKey;
+    const options = (await post(url(form.dataset.optionsUrl), { csrf_token: csrf(form) })).publicKey;
     const credential = await navigator.credentials.create({ publicKey: {
       challenge: decode(options.challenge), rp: options.rp, timeout: options.timeout, attestation: options.attestation,
       user: { id: decode(options.user.id), name: options.user.name, displayName: options.user.displayName },
@@ -55,14 +64,46 @@
       client_data_json: encode(r.clientDataJSON), attestation_object: encode(r.attestationObject),
       transports: (r.getTransports ? r.getTransports() : []).join(" "),
     });
-    window.location.assign(answer.redirect);
+    window.location.assign(url(answer.redirect));
+  };
+
+  // Sign-up with a passkey: the address and name go with both steps (the challenge is bound to the address).
+  const signUp = async (form) => {
+    const fields = { csrf_token: csrf(form), email: form.querySelector('[name="email"]').value,
+                     name: form.querySelector('[name="name"]').value };
+    const options = (await post(url(form.dataset.optionsUrl), fields)).publicKey;
+    const credential = await navigator.credentials.create({ publicKey: {
+      challenge: decode(options.challenge), rp: options.rp, timeout: options.timeout, attestation: options.attestation,
+      user: { id: decode(options.user.id), name: options.user.name, displayName: options.user.displayName },
+      pubKeyCredParams: options.pubKeyCredParams, authenticatorSelection: options.authenticatorSelection,
+    } });
+    const r = credential.response;
+    const answer = await post(form.action, { ...fields, credential_id: encode(credential.rawId),
+      client_data_json: encode(r.clientDataJSON), attestation_object: encode(r.attestationObject),
+      transports: (r.getTransports ? r.getTransports() : []).join(" ") });
+    window.location.assign(url(answer.redirect));
+  };
+
+  // The native ceremony: the app posts the assertion to /native/passkey (response=session), copies the session
+  // cookie into the web view and loads continuePath — the pending authorize — exactly as native Apple sign-in does.
+  const nativeSignIn = (bridge, section) => {
+    const returnTo = section.dataset.returnTo || "";
+    const data = { optionsPath: bridge.base + "native/passkey/options", finishPath: bridge.base + "native/passkey",
+                   continuePath: returnTo ? url(returnTo) : bridge.base + "account", metadata: { url: location.href } };
+    bridge.send({ component: NATIVE_COMPONENT, event: "click", data, callback: (reply) => {
+      const error = reply && reply.data && reply.data.error;
+      if (error && error !== "cancelled") showError(section, reply.data.error_description || "The passkey could not be used.");
+    } });
   };
 
   const setup = () => {
+    const bridge = nativeBridge();
+    const signInSection = document.getElementById("passkey-sign-in");
+    if (bridge && signInSection) signInSection.hidden = false;
     if (!window.PublicKeyCredential) return;
     document.querySelectorAll("[data-passkey]").forEach((element) => { element.hidden = false; });
     const section = document.getElementById("passkey-sign-in");
-    if (section && !section.dataset.conditional && PublicKeyCredential.isConditionalMediationAvailable) {
+    if (!bridge && section && !section.dataset.conditional && PublicKeyCredential.isConditionalMediationAvailable) {
       section.dataset.conditional = "started";
       PublicKeyCredential.isConditionalMediationAvailable().then((available) => {
         if (available) signIn(section, "conditional").catch((error) => {
@@ -75,11 +116,19 @@
   document.addEventListener("click", (event) => {
     if (!event.target.closest("#passkey-sign-in-button")) return;
     event.preventDefault();
-    if (pendingConditional) { pendingConditional.abort(); pendingConditional = null; }
     const section = document.getElementById("passkey-sign-in");
+    const bridge = nativeBridge();
+    if (bridge) return nativeSignIn(bridge, section);
+    if (pendingConditional) { pendingConditional.abort(); pendingConditional = null; }
     signIn(section, "optional").catch((error) => showError(section, describe(error)));
   });
   document.addEventListener("submit", (event) => {
+    const joining = event.target.closest("#passkey-sign-up-form");
+    if (joining) {
+      event.preventDefault();
+      signUp(joining).catch((error) => showError(joining, describe(error)));
+      return;
+    }
     const form = event.target.closest("#passkey-add");
     if (!form) return;
     event.preventDefault();

@@ -1,12 +1,13 @@
 #if canImport(CryptoKit) && canImport(Security)
 import CryptoKit
 import Foundation
+import GatehouseClient
 import Security
 
 /// A DPoP key in the Secure Enclave (P-256, `ES256`): the private key never leaves the device's secure
 /// hardware, so tokens bound to it are useless on any other device. Keep ``dataRepresentation`` (an
-/// opaque handle only this device's enclave can use) with the tokens — the `KeychainTokenStore` item is
-/// the place — and rebuild the key from it when the app starts; a new key means signing in again.
+/// opaque handle only this device's enclave can use) with the tokens — `AuthState` stores it in the token
+/// set as `dpopKeyReference` — and rebuild the key from it when the app starts; a new key means signing in again.
 public struct SecureEnclaveDPoPKey: DPoPKey {
     private let key: SecureEnclave.P256.Signing.PrivateKey
 
@@ -28,6 +29,9 @@ public struct SecureEnclaveDPoPKey: DPoPKey {
 
     /// The enclave's handle for the key (not the key itself): store it with the tokens.
     public var dataRepresentation: Data { key.dataRepresentation }
+
+    /// The enclave handle (``dataRepresentation``): what `AuthState` keeps beside the tokens.
+    public var keyReference: Data { key.dataRepresentation }
 
     public var algorithm: String { "ES256" }
 

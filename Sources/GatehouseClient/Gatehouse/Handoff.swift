@@ -6,7 +6,7 @@ import Foundation
 ///
 /// The token is single-use, short-lived, and bound to the S256 challenge of a verifier only
 /// the web view (or the app) holds, so a custom-scheme URL hijacked by another app is useless.
-public enum HandOff {
+public enum Handoff {
     /// A hand-off verifier and its S256 challenge: the challenge goes on the start URL, the
     /// verifier on the redeem URL.
     public typealias Verifier = PKCE
@@ -19,20 +19,20 @@ public enum HandOff {
     /// - Parameter expected: the registered callback (e.g. `myapp://auth-callback`); when given,
     ///   a URL with another scheme, host or path is rejected.
     public static func parseCallback(_ url: URL, expected: URL? = nil) throws -> String {
-        if let expected, !AuthorizationCallback.matchesRedirect(url, expected) { throw HandOffError.unexpectedCallback }
+        if let expected, !AuthorizationCallback.matchesRedirect(url, expected) { throw HandoffError.unexpectedCallback }
         let components = URLComponents(url: url, resolvingAgainstBaseURL: false)
         var parameters: [String: String] = [:]
         for (name, value) in FormBody.decode(components?.percentEncodedQuery ?? "") {
-            guard parameters.updateValue(value, forKey: name) == nil else { throw HandOffError.parameterRepeated(name) }
+            guard parameters.updateValue(value, forKey: name) == nil else { throw HandoffError.parameterRepeated(name) }
         }
         if let error = parameters["error"] {
-            throw HandOffError.provider(OAuthError(
+            throw HandoffError.provider(OAuthError(
                 code: OAuthErrorCode(rawValue: error),
                 description: parameters["error_description"],
                 uri: parameters["error_uri"].flatMap(URL.init(string:))
             ))
         }
-        guard let token = parameters["token"], !token.isEmpty else { throw HandOffError.tokenMissing }
+        guard let token = parameters["token"], !token.isEmpty else { throw HandoffError.tokenMissing }
         return token
     }
 
@@ -53,7 +53,7 @@ public enum HandOff {
 }
 
 /// Why a hand-off callback was rejected.
-public enum HandOffError: Error, Equatable, Sendable {
+public enum HandoffError: Error, Equatable, Sendable {
     /// Not the registered callback URL.
     case unexpectedCallback
     /// No `token` and no `error`.
@@ -63,3 +63,9 @@ public enum HandOffError: Error, Equatable, Sendable {
     /// Gatehouse reported an error (the user cancelled, the provider refused, …).
     case provider(OAuthError)
 }
+
+/// The names before the one spelling: kept so apps built against them still compile.
+@available(*, deprecated, renamed: "Handoff")
+public typealias HandOff = Handoff
+@available(*, deprecated, renamed: "HandoffError")
+public typealias HandOffError = HandoffError

@@ -90,7 +90,7 @@ extension AccountPages {
             <p>\(t["delete.explanation"])</p>
             \(form)\(fresh.again)
             <p><a href="/account">\(t["delete.keep"])</a></p>
-            """, web: web, status: status, csrfToken: csrf)
+            """, web: web, status: status, csrfToken: csrf, id: "delete")
         response.noStore()
         return response
     }

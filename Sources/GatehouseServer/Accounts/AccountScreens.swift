@@ -22,7 +22,7 @@ extension PageContext {
             \(providers.signInButtons(csrf: reader.token(for: web), returnTo: returnTo, texts: t))
             \(PasskeyScreens.signInButton(csrf: reader.token(for: web), returnTo: returnTo, texts: t))
             <p><a href="/password/forgot">\(t["sign_in.forgot"])</a> · <a href="/sign-up">\(t["sign_in.create_account"])</a></p>
-            """, web: web, status: status)
+            """, web: web, status: status, id: "sign-in")
     }
 
     /// `overview`: the lists when the caller read them with the session (`readWithOverview`); read here otherwise.
@@ -65,7 +65,7 @@ extension PageContext {
             \(selfServiceSections(user: user, csrf: csrf, texts: t))
             <h2>\(t["account.delete"])</h2>
             <p><a href="/account/delete">\(t["account.delete_link"])</a> <span class="muted">\(t["account.delete_hint"])</span></p>
-            """, web: web, status: status, csrfToken: token)
+            """, web: web, status: status, csrfToken: token, id: "account")
     }
 
     /// Applications the user consented to or that hold refresh tokens, each with a revoke button.

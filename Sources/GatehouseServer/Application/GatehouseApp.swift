@@ -69,7 +69,8 @@ public struct GatehouseApp: Sendable {
         var languages = Languages(catalogues: Languages.builtIn.catalogues, defaultTag: branding.defaultLanguage)
         languages.uiLocalesCookie = services.webSessions.cookies.name("ui_locales")
         services.webSessions.languages = languages
-        services.links.wording = CatalogueMailWording(languages: languages, productName: branding.productName)
+        services.links.wording = CatalogueMailWording(languages: languages, productName: branding.productName,
+                                                     templates: branding.templates)
         var layout = PageLayout(demo: configuration.demo, branding: branding)
         layout.languages = languages
         providers = providerWiring.registry

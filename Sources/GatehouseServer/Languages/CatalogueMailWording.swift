@@ -4,11 +4,15 @@ import GatehouseIdentity
 struct CatalogueMailWording: MailWording {
     let languages: Languages
     let productName: String
+    /// The operator's mail templates (`mails/<mail>.txt`), used instead of the catalogue's words.
+    var templates = PageTemplates.none
 
     func message(_ kind: MailKind, to recipient: String, language: String?, values: [String: String]) -> MailMessage {
         let t = languages.texts(language.flatMap(languages.match) ?? languages.defaultTag)
         var values = values
         values["product"] = productName
+        values["lang"] = t.tag
+        if let templated = templates.mail(kind, to: recipient, values: values) { return templated }
         let (subject, body) = switch kind {
         case .passwordReset: ("mail.reset.subject", "mail.reset.body")
         case .passwordResetNoAccount: ("mail.reset.subject", "mail.reset_no_account.body")

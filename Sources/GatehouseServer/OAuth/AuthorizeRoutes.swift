@@ -250,7 +250,7 @@ struct AuthorizeRoutes: Sendable {
                 \(form)
                 """
         }
-        var response = Response.html(layout.render(title: title, body: body, texts: t, signedIn: true, csrf: csrf))
+        var response = Response.html(layout.render(title: title, body: body, texts: t, signedIn: true, csrf: csrf, page: "consent"))
         response.noStore()
         return response
     }

@@ -21,11 +21,14 @@ struct PageContext: Sendable {
 
     /// A page response, setting the pre-session CSRF cookie when this request minted one. `csrfToken`:
     /// the request's token when the caller derived it already (it is one HMAC per page otherwise).
-    func page(_ title: String, _ body: HTML, web: WebSession, status: HTTPStatus = .ok, csrfToken: String? = nil) -> Response {
+    /// `id`: the page's id for the operator's page blocks (docs/templates.md).
+    func page(_ title: String, _ body: HTML, web: WebSession, status: HTTPStatus = .ok, csrfToken: String? = nil,
+              id: String? = nil) -> Response {
         // Only the signed-in layout carries a token (its sign-out form).
         let signedIn = web.user != nil
         var response = Response.html(layout.render(title: title, body: body, texts: web.texts, signedIn: signedIn,
-                                                   csrf: signedIn ? csrfToken ?? reader.token(for: web) : nil), status: status)
+                                                   csrf: signedIn ? csrfToken ?? reader.token(for: web) : nil, page: id),
+                                     status: status)
         if let cookie = web.newCSRFCookie { response.setCookie(cookie) }
         response.noStore()
         return response

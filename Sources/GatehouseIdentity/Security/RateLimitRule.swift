@@ -38,6 +38,13 @@ public struct RateLimitPolicy: Sendable {
     public var ipv6PrefixLength: Int
     /// Current-password checks of a signed-in account (`/account/password`, `/account/delete`), per account.
     public var currentPasswordPerAccount = [RateLimitRule(bucket: "password_check.account", limit: 5, window: 900)]
+    /// Failed second-factor codes (authenticator app or recovery code) per account and client, tiered like
+    /// ``signInPerAccount``: a 6-digit code space needs the limit more than a password does.
+    public var secondFactorPerAccount = [
+        RateLimitRule(bucket: "second_factor.account.1", limit: 5, window: 60),
+        RateLimitRule(bucket: "second_factor.account.2", limit: 10, window: 900),
+        RateLimitRule(bucket: "second_factor.account.3", limit: 20, window: 3600),
+    ]
     /// "You already have an account" notes per recipient account: a sign-up with a taken address mails its
     /// owner, so without a limit anyone could flood that inbox through the sign-up form. Extra notes are
     /// dropped silently (the sign-up page answers the same either way).
@@ -73,6 +80,7 @@ public struct RateLimitPolicy: Sendable {
         policy.adminAPIPerClient = []
         policy.alreadyRegisteredPerRecipient = []
         policy.signInPerAccountAnyClient = []
+        policy.secondFactorPerAccount = []
         return policy
     }()
 

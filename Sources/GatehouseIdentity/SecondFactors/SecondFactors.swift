@@ -32,21 +32,26 @@ public struct SecondFactors: Sendable {
     let store: any SecondFactorStore
     let sealing: KeyEncryptionKey
     let limiter: RateLimiter
-    let rules: [RateLimitRule]
+    let limits: RateLimitPolicy
     let audit: AuditTrail
     let clock: IdentityClock
     /// The `issuer` of the `otpauth://` URI: what authenticator apps show above the code.
     let issuer: String
 
-    public init(store: any SecondFactorStore, sealing: KeyEncryptionKey, limiter: RateLimiter, rules: [RateLimitRule], audit: AuditTrail,
+    public init(store: any SecondFactorStore, sealing: KeyEncryptionKey, limiter: RateLimiter, limits: RateLimitPolicy, audit: AuditTrail,
                 clock: IdentityClock, issuer: String) {
-        self.store = store; self.sealing = sealing; self.limiter = limiter; self.rules = rules; self.audit = audit
+        self.store = store; self.sealing = sealing; self.limiter = limiter; self.limits = limits; self.audit = audit
         self.clock = clock; self.issuer = issuer
     }
 
     public func status(userID: String) async throws -> Status {
         let factor = try await store.totp(userID: userID)
         return Status(totp: factor?.confirmedAt != nil, recoveryCodesLeft: try await store.unusedRecoveryCodes(userID: userID))
+    }
+
+    /// Whether a password sign-in of this account needs a second step (a confirmed authenticator app).
+    public func isRequired(userID: String) async throws -> Bool {
+        try await store.totp(userID: userID)?.confirmedAt != nil
     }
 
     // MARK: Enrolment
@@ -69,17 +74,17 @@ public struct SecondFactors: Sendable {
 
     /// Confirms the pending authenticator with its first code; returns new recovery codes when the
     /// account had none left (shown once).
-    public func confirmTOTP(user: User, code: String, clientKey: String, context: ClientContext) async throws -> [String]? {
+    public func confirmTOTP(user: User, code: String, context: ClientContext) async throws -> [String]? {
         guard let factor = try await store.totp(userID: user.id), factor.confirmedAt == nil else { throw SecondFactorRefusal.notEnrolled }
-        let key = limiterKey(user.id, clientKey)
-        if let wait = try await limiter.wait(rules, key: key) { throw SecondFactorRefusal.rateLimited(retryAfter: wait) }
+        let keys = limiterKeys(user.id, context)
+        if let wait = try await waiting(keys) { throw SecondFactorRefusal.rateLimited(retryAfter: wait) }
         guard let typed = TOTPWindow.normalized(code),
               let step = TOTPWindow.matchingStep(code: typed, secret: try open(factor), unixTime: unixNow()) else {
-            try await limiter.recordFailure(rules, key: key)
+            try await recordFailure(keys)
             throw SecondFactorRefusal.wrongCode
         }
         guard try await store.confirmTOTP(userID: user.id, step: step, at: clock.now()) else { throw SecondFactorRefusal.notEnrolled }
-        try await limiter.reset(rules, key: key)
+        try await limiter.reset(limits.secondFactorPerAccount, key: keys.client)
         await audit.record(.secondFactorAdded, userId: user.id, context: context, details: ["factor": "totp"])
         guard try await store.unusedRecoveryCodes(userID: user.id) == 0 else { return nil }
         return try await regenerateRecoveryCodes(userID: user.id, context: context)
@@ -108,20 +113,20 @@ public struct SecondFactors: Sendable {
     // MARK: The sign-in's second step
 
     /// Checks a code typed at the second step: a TOTP code of the account's app (once per time step)
-    /// or one of its unused recovery codes. `clientKey` names the client as the password limiter does
-    /// (the device cookie's id, or the address).
-    public func verify(userID: String, code: String, clientKey: String, context: ClientContext) async throws -> Method {
-        let key = limiterKey(userID, clientKey)
-        if let wait = try await limiter.wait(rules, key: key) {
+    /// or one of its unused recovery codes. Failures count per account and client address, and per
+    /// account over every address (the ceiling on guessing from many).
+    public func verify(userID: String, code: String, context: ClientContext) async throws -> Method {
+        let keys = limiterKeys(userID, context)
+        if let wait = try await waiting(keys) {
             await audit.record(.secondFactorRateLimited, userId: userID, context: context)
             throw SecondFactorRefusal.rateLimited(retryAfter: wait)
         }
         do {
             let method = try await check(userID: userID, code: code, context: context)
-            try await limiter.reset(rules, key: key)
+            try await limiter.reset(limits.secondFactorPerAccount, key: keys.client)
             return method
         } catch let refusal as SecondFactorRefusal {
-            try await limiter.recordFailure(rules, key: key)
+            try await recordFailure(keys)
             await audit.record(.secondFactorFailed, userId: userID, context: context, details: ["reason": refusal.reason])
             throw refusal
         }
@@ -155,7 +160,20 @@ public struct SecondFactors: Sendable {
 
     func open(_ factor: TOTPFactor) throws -> [UInt8] { try sealing.open(factor.sealedSecret, keyID: Self.sealingLabel(factor.userID)) }
 
-    func limiterKey(_ userID: String, _ clientKey: String) -> String { userID + "|" + clientKey }
+    func limiterKeys(_ userID: String, _ context: ClientContext) -> (client: String, account: String) {
+        (userID + "|" + limits.ipKey(context.ip), userID)
+    }
+
+    func waiting(_ keys: (client: String, account: String)) async throws -> TimeInterval? {
+        let client = try await limiter.wait(limits.secondFactorPerAccount, key: keys.client)
+        let account = try await limiter.wait(limits.secondFactorPerAccountAnyClient, key: keys.account)
+        return [client, account].compactMap { $0 }.max()
+    }
+
+    func recordFailure(_ keys: (client: String, account: String)) async throws {
+        try await limiter.recordFailure(limits.secondFactorPerAccount, key: keys.client)
+        try await limiter.recordFailure(limits.secondFactorPerAccountAnyClient, key: keys.account)
+    }
 
     func unixNow() -> Int64 { Int64(clock.now().timeIntervalSince1970.rounded(.down)) }
 

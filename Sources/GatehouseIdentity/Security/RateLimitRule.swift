@@ -45,6 +45,8 @@ public struct RateLimitPolicy: Sendable {
         RateLimitRule(bucket: "second_factor.account.2", limit: 10, window: 900),
         RateLimitRule(bucket: "second_factor.account.3", limit: 20, window: 3600),
     ]
+    /// Failed second-factor codes per account from every address together: 50 an hour.
+    public var secondFactorPerAccountAnyClient = [RateLimitRule(bucket: "second_factor.account_any", limit: 50, window: 3600)]
     /// "You already have an account" notes per recipient account: a sign-up with a taken address mails its
     /// owner, so without a limit anyone could flood that inbox through the sign-up form. Extra notes are
     /// dropped silently (the sign-up page answers the same either way).
@@ -81,6 +83,7 @@ public struct RateLimitPolicy: Sendable {
         policy.alreadyRegisteredPerRecipient = []
         policy.signInPerAccountAnyClient = []
         policy.secondFactorPerAccount = []
+        policy.secondFactorPerAccountAnyClient = []
         return policy
     }()
 

@@ -113,6 +113,7 @@ extension AccountPages {
         "identity-unlinked": "The sign-in method was removed from your account.",
         "passkey-added": "The passkey was added to your account.",
         "passkey-renamed": "The passkey was renamed.", "passkey-removed": "The passkey was removed from your account.",
+        "two-factor-on": "Two-step sign-in is on.", "two-factor-off": "Two-step sign-in is off: your password alone signs you in.",
     ]
 
     func signInRedirect(_ request: Request) -> Response {

@@ -45,11 +45,14 @@ extension PageContext {
         let methods = providers.methods(user: user, identities: overview.identities, csrf: token)
         let apps = try await authorizedApps(consents: overview.consents, grants: overview.grants, csrf: csrf)
         let passkeys = PasskeyScreens.accountSection(try await passkeys.credentials(of: user.id), csrf: csrf)
+        let twoStep: HTML = user.passwordHash == nil ? .empty
+            : Self.secondFactorSection(try await secondFactors.status(userID: user.id), csrf: csrf)
         return page("Your account", """
             \(PageLayout.notice(notice, kind: "info"))\(PageLayout.notice(error))
             <p><strong>\(user.displayName ?? user.email)</strong><br><span class="muted">\(user.email) · \(user.emailVerified ? "confirmed" : "not confirmed yet")</span></p>
             <h2>Sign-in methods</h2><ul id="methods">\(methods.items)</ul>\(methods.linkForms)
             \(passkeys)
+            \(twoStep)
             <h2>Applications</h2>
             \(apps)
             <h2>Sessions</h2>

@@ -93,11 +93,14 @@ public struct GatehouseApp: Sendable {
         // One context for every page route: the layout, the session reader and the shared screens' services.
         let pages = PageContext(layout: layout, reader: services.webSessions, audit: services.audit,
                                 clock: services.clock, sessions: services.sessions, clients: services.tokens.registry,
-                                providers: providerWiring.pages, passkeys: passkeys)
+                                providers: providerWiring.pages, passkeys: passkeys, secondFactors: services.secondFactors,
+                                secondSteps: services.secondSteps)
         AccountPages(context: pages, accounts: services.accounts, links: services.links, tokens: services.tokens,
                      applications: ApplicationAccessRevocation(consents: database.consents, revocation: services.tokens.revocation,
                                                                audit: services.audit)).register(into: &router)
         PasskeyRoutes(context: pages, ceremonies: passkeys, recentSignInWindow: 5 * 60).register(into: &router)
+        SecondFactorRoutes(context: pages, factors: services.secondFactors, steps: services.secondSteps, accounts: services.accounts,
+                           recentSignInWindow: 5 * 60).register(into: &router)
         providerWiring.register(into: &router, context: pages, services: services, publicBase: configuration.oauth.issuer)
         NativeRoutes(apps: NativeAppDirectory(registry: services.tokens.registry), handoffs: services.handoffs,
                      confirmations: services.handoffConfirmations, sessions: services.sessions,

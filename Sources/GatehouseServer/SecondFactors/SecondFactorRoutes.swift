@@ -48,6 +48,20 @@ struct SecondFactorRoutes: Sendable {
             response.setCookie(reader.cookies.sessionCookie(token: issued.token))
             return response
         }
+        // Step-up: an application asked for a multi-factor sign-in (acr_values, require_mfa) and the session has
+        // one factor. The code prompt again, for the signed-in user; or, without a second factor, the way to set one up.
+        router.get("/sign-in/step-up", head: .servedByGet) { request async throws in
+            let web = try await reader.read(request)
+            let returnTo = ReturnPath.validated(request.query["return_to"])
+            guard let active = web.active else {
+                return .redirect(to: "/sign-in" + (returnTo.map { "?return_to=" + PercentDecoding.encode($0) } ?? ""))
+            }
+            guard try await factors.isRequired(userID: active.user.id) else { return context.stepUpEnrolPage(web: web) }
+            let challenge = try await steps.hold(userID: active.user.id, methods: active.session.authMethods, returnTo: returnTo,
+                                                 browserBinding: web.csrfBinding)
+            return context.secondStepPage(web: web, challenge: challenge, error: nil,
+                                          info: "The application asks you to confirm it is you with your authenticator app.")
+        }
         router.post("/account/two-factor/setup") { request async throws in
             let (_, web, active) = try await reader.signedInForm(request)
             guard isRecent(active) else { return .redirect(to: Self.reauthPath) }
@@ -90,7 +104,9 @@ struct SecondFactorRoutes: Sendable {
     /// RFC 8176 methods of a password sign-in with its second step: `otp` for an authenticator-app code,
     /// and `mfa` for either (a recovery code is a second thing the person holds, but no one-time password).
     static func methods(_ proven: [String], _ second: SecondFactors.Method) -> [String] {
-        proven + (second == .totp ? ["otp", "mfa"] : ["mfa"])
+        var methods = proven
+        for method in second == .totp ? ["otp", "mfa"] : ["mfa"] where !methods.contains(method) { methods.append(method) }
+        return methods
     }
 
     func isRecent(_ active: ActiveSession) -> Bool {

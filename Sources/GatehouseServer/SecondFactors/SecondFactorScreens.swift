@@ -5,9 +5,9 @@ import GatehouseIdentity
 /// authenticator set-up with its QR code, and the recovery codes shown once.
 extension PageContext {
     /// The prompt after the right password: an authenticator-app code or a recovery code.
-    func secondStepPage(web: WebSession, challenge: String, error: String?, status: HTTPStatus = .ok) -> Response {
+    func secondStepPage(web: WebSession, challenge: String, error: String?, info: String? = nil, status: HTTPStatus = .ok) -> Response {
         page("Two-step sign-in", """
-            \(PageLayout.notice(error))
+            \(PageLayout.notice(error))\(PageLayout.notice(info, kind: "info"))
             <form method="post" action="/sign-in/second-factor">
             \(hidden("csrf_token", reader.token(for: web)))\(hidden("challenge", challenge))
             <label for="code">Code from your authenticator app</label>
@@ -17,6 +17,16 @@ extension PageContext {
             </form>
             <p><a href="/sign-in">Start over</a></p>
             """, web: web, status: status)
+    }
+
+    /// Step-up for an account without a second factor: it is never signed in at a lower level than asked
+    /// for, so the way on is to set one up.
+    func stepUpEnrolPage(web: WebSession) -> Response {
+        page("Two-step sign-in needed", """
+            \(PageLayout.notice("The application asks for a two-step sign-in, and your account has no second step yet.", kind: "info"))
+            <p>Set up an authenticator app on your account page, then go back to the application and try again.</p>
+            <p><a href="/account" id="set-up-two-step">Set up two-step sign-in</a></p>
+            """, web: web, status: .forbidden)
     }
 
     /// The account page's "Two-step sign-in" section.

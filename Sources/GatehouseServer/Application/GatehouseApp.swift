@@ -121,9 +121,12 @@ public struct GatehouseApp: Sendable {
         NativeSignInRoute(signIn: nativeGoogle, form: .google, sessions: services.sessions, cookies: services.webSessions.cookies,
                            issuer: services.tokens.issuer, publicOrigin: NativeSignInHTTP.origin(of: configuration.publicURL)).register(into: &router)
         TokenRoutes(tokens: services.tokens, origins: origins, log: log, issued: metrics.tokensIssued).register(into: &router)
-        AdminRoutes(administration: services.administration, tokens: services.tokens, log: log,
-                    limiter: RateLimiter(store: services.database.rateLimits, clock: services.clock),
-                    limits: configuration.rateLimits.adminAPIPerClient, issuer: configuration.oauth.issuer).register(into: &router)
+        var admin = AdminRoutes(administration: services.administration, tokens: services.tokens, log: log,
+                                limiter: RateLimiter(store: services.database.rateLimits, clock: services.clock),
+                                limits: configuration.rateLimits.adminAPIPerClient, issuer: configuration.oauth.issuer)
+        admin.secondFactors = services.secondFactors
+        admin.credentials = database.webAuthnCredentials
+        admin.register(into: &router)
         var authorize = AuthorizeRoutes(parser: AuthorizationRequestParser(registry: services.tokens.registry), authorization: services.authorization,
                                         reader: pages.reader, layout: pages.layout, keys: services.keys, settings: configuration.oauth,
                                         audit: services.audit, clock: services.clock)

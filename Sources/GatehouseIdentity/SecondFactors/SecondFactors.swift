@@ -16,6 +16,8 @@ public struct SecondFactors: Sendable {
         public let recoveryCodesLeft: Int
         /// A second step is asked for after the password.
         public var isEnabled: Bool { totp }
+
+        public init(totp: Bool, recoveryCodesLeft: Int) { self.totp = totp; self.recoveryCodesLeft = recoveryCodesLeft }
     }
 
     /// A pending enrolment: the secret for the user's app, as base32 and as an `otpauth://` URI.

@@ -79,6 +79,7 @@ import Testing
         #expect(try await browser.get("/account").text.contains("10 recovery codes left"))
         _ = try await browser.submit("/account", to: "/sign-out", [])
         let prompt = try await Self.passwordStep(browser, returnTo: "/account")
+        #expect(!prompt.text.contains("second-step-webauthn"), "no security key registered: no such button")
         #expect(try await browser.get("/account").status == 303, "the password alone signed nobody in")
         let done = try await Self.secondStep(browser, prompt, code: Self.code(secret, gatehouse))
         #expect(done.status == 303 && done.headers["Location"] == "/account", "\(done.status) \(done.text)")
@@ -131,8 +132,9 @@ import Testing
         #expect(resume.hasPrefix("/oauth/authorize?gatehouse_pending="), "\(done.status) \(resume)")
         let back = try await oauth.browser.get(resume)
         let location = try #require(back.headers["Location"])
-        #expect(location.hasPrefix(OAuthFixture.redirect), location)
-        let code = try #require(URLComponents(string: location)?.queryItems?.first { $0.name == "code" }?.value)
+        #expect(location.hasPrefix(OAuthFixture.redirect), "\(location)")
+        let items = URLComponents(string: location)?.queryItems ?? []
+        let code = try #require(items.first(where: { $0.name == "code" })?.value)
         let tokens = try await oauth.token([("grant_type", "authorization_code"), ("code", code), ("redirect_uri", OAuthFixture.redirect)],
                                            basic: ("web-app", oauth.confidentialSecret))
         let claims = OAuthFixture.claims(try #require(tokens.json["id_token"] as? String))
@@ -250,6 +252,41 @@ import Testing
                                                                             ["email": "ada@example.com", "password": Self.password]))
         #expect(plain.status == 303, "the password alone again")
         #expect(try await gatehouse.auditTypes(email: "ada@example.com").contains("second_factor.removed"))
+    }
+
+    @Test func aSecurityKeyOrPasskeyAnswersTheSecondStepInsteadOfTheCode() async throws {
+        let gatehouse = try await TestGatehouse.make()
+        let browser = try await gatehouse.signedUpBrowser()
+        let authenticator = try await PasskeyRouteTests().addPasskey(browser, name: "Key")
+        _ = try await Self.enrol(browser, gatehouse)
+        _ = try await browser.submit("/account", to: "/sign-out", [])
+
+        func assertionFields(_ prompt: TestResponse) throws -> [(String, String)] {
+            #expect(prompt.text.contains(#"id="second-step-webauthn""#))
+            let json = HTMLForm.unescape(try #require(Self.text(between: #"data-options=""#, and: "\"", in: prompt.text)))
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+            let options = try #require(object["publicKey"] as? [String: Any])
+            #expect((options["allowCredentials"] as? [Any])?.count == 1, "the user's own credentials, by id")
+            let assertion = try authenticator.assert(challenge: try #require(Base64URL.decode(options["challenge"] as? String ?? "")))
+            return [("csrf_token", BrowserLikeClient.hiddenField("csrf_token", in: prompt.text) ?? ""),
+                    ("challenge", BrowserLikeClient.hiddenField("challenge", in: prompt.text) ?? ""),
+                    ("credential_id", Base64URL.encode(assertion.credentialID)), ("client_data_json", Base64URL.encode(assertion.clientDataJSON)),
+                    ("authenticator_data", Base64URL.encode(assertion.authenticatorData)), ("signature", Base64URL.encode(assertion.signature)),
+                    ("user_handle", assertion.userHandle.map { Base64URL.encode($0) } ?? "")]
+        }
+        let fields = try assertionFields(try await Self.passwordStep(browser))
+        let done = try await browser.post("/sign-in/second-factor/webauthn", fields)
+        #expect(done.status == 303 && done.headers["Location"] == "/account", "\(done.status) \(done.text)")
+        #expect(try await sessionMethods(gatehouse).contains(["pwd", "hwk", "user", "mfa"]))
+        // The same assertion for another sign-in's challenge: its WebAuthn challenge is another, so refused.
+        _ = try await browser.submit("/account", to: "/sign-out", [])
+        let next = try await Self.passwordStep(browser)
+        var replayed = fields
+        replayed[0].1 = BrowserLikeClient.hiddenField("csrf_token", in: next.text) ?? ""
+        replayed[1].1 = BrowserLikeClient.hiddenField("challenge", in: next.text) ?? ""
+        let refused = try await browser.post("/sign-in/second-factor/webauthn", replayed)
+        #expect(refused.status == 401 && refused.text.contains("was not accepted"))
+        #expect(try await browser.get("/account").status == 303)
     }
 
     @Test func theAdminAPIListsAndResetsAUsersFactors() async throws {

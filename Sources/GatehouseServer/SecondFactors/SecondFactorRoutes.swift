@@ -33,19 +33,42 @@ struct SecondFactorRoutes: Sendable {
             } catch let refusal as SecondFactorRefusal {
                 // A new challenge for the next try (until the first one's deadline): every answer spent one.
                 let next = try await steps.hold(pending)
-                var response = context.secondStepPage(web: web, challenge: next, error: refusal.message,
-                                                      status: refusal.isRateLimit ? .tooManyRequests : .unauthorized)
+                var response = try await context.secondStepPrompt(web: web, challenge: next, userID: pending.userID, error: refusal.message,
+                                                                  status: refusal.isRateLimit ? .tooManyRequests : .unauthorized)
                 if case .rateLimited(let wait) = refusal { response.headers.set("Retry-After", String(Int(wait.rounded(.up)))) }
                 return response
             }
-            // A new session id at every sign-in; any session the browser had is ended.
-            if let old = web.token { try await context.sessions.end(token: old) }
-            let issued = try await context.sessions.start(userId: pending.userID, methods: Self.methods(pending.methods, method),
-                                                          context: request.clientContext)
-            await context.audit.record(.signInSucceeded, userId: pending.userID, context: request.clientContext,
-                                       details: ["method": "password", "second_factor": method.rawValue])
-            var response = Response.redirect(to: pending.returnTo ?? ReturnPath.fallback)
-            response.setCookie(reader.cookies.sessionCookie(token: issued.token))
+            return try await finish(pending, methods: Self.methods(pending.methods, method), secondFactor: method.rawValue,
+                                    web: web, request: request)
+        }
+        // A security key or passkey instead of the code: the assertion the prompt's script posts.
+        router.post(SecondStepWebAuthn.finishPath) { request async throws in
+            let (form, web) = try await reader.postedForm(request)
+            let challenge = try field(form, "challenge", max: 64)
+            let pending: SecondStepChallenges.Pending
+            do {
+                pending = try await steps.take(challenge, browserBinding: web.csrfBinding)
+            } catch let refusal as SecondFactorRefusal {
+                return context.signInPage(web: web, email: "", returnTo: nil, error: refusal.message, status: .badRequest, invalid: [])
+            }
+            let added: [String]
+            do {
+                added = try await SecondStepWebAuthn(ceremonies: context.passkeys).verify(form, challenge: challenge, userID: pending.userID,
+                                                                                          context: request.clientContext)
+            } catch is WebAuthnRefusal {
+                let next = try await steps.hold(pending)
+                return try await context.secondStepPrompt(web: web, challenge: next, userID: pending.userID,
+                                                          error: "The security key or passkey was not accepted. Try again, or enter a code.",
+                                                          status: .unauthorized)
+            }
+            var methods = pending.methods
+            for method in added where !methods.contains(method) { methods.append(method) }
+            return try await finish(pending, methods: methods, secondFactor: "webauthn", web: web, request: request)
+        }
+        let script = Array(SecondStepWebAuthn.script.utf8)
+        router.get("/assets/gatehouse-second-step.js") { _ in
+            var response = Response(status: .ok, headers: ["Content-Type": "text/javascript; charset=utf-8"], body: script)
+            response.headers.set("Cache-Control", "public, max-age=300")
             return response
         }
         // Step-up: an application asked for a multi-factor sign-in (acr_values, require_mfa) and the session has
@@ -59,8 +82,8 @@ struct SecondFactorRoutes: Sendable {
             guard try await factors.isRequired(userID: active.user.id) else { return context.stepUpEnrolPage(web: web) }
             let challenge = try await steps.hold(userID: active.user.id, methods: active.session.authMethods, returnTo: returnTo,
                                                  browserBinding: web.csrfBinding)
-            return context.secondStepPage(web: web, challenge: challenge, error: nil,
-                                          info: "The application asks you to confirm it is you with your authenticator app.")
+            return try await context.secondStepPrompt(web: web, challenge: challenge, userID: active.user.id, error: nil,
+                                                      info: "The application asks you to confirm it is you with your authenticator app.")
         }
         router.post("/account/two-factor/setup") { request async throws in
             let (_, web, active) = try await reader.signedInForm(request)
@@ -99,6 +122,18 @@ struct SecondFactorRoutes: Sendable {
             _ = try await factors.removeAll(userID: active.user.id, context: request.clientContext)
             return .redirect(to: "/account?notice=two-factor-off")
         }
+    }
+
+    /// The second step passed: a new session (any the browser had ends) with the methods proven, and on to where it was going.
+    func finish(_ pending: SecondStepChallenges.Pending, methods: [String], secondFactor: String, web: WebSession,
+                request: Request) async throws -> Response {
+        if let old = web.token { try await context.sessions.end(token: old) }
+        let issued = try await context.sessions.start(userId: pending.userID, methods: methods, context: request.clientContext)
+        await context.audit.record(.signInSucceeded, userId: pending.userID, context: request.clientContext,
+                                   details: ["method": "password", "second_factor": secondFactor])
+        var response = Response.redirect(to: pending.returnTo ?? ReturnPath.fallback)
+        response.setCookie(reader.cookies.sessionCookie(token: issued.token))
+        return response
     }
 
     /// RFC 8176 methods of a password sign-in with its second step: `otp` for an authenticator-app code,

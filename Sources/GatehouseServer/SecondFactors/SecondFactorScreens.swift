@@ -4,8 +4,16 @@ import GatehouseIdentity
 /// The second-factor screens: the code prompt after the password, the account page's section, the
 /// authenticator set-up with its QR code, and the recovery codes shown once.
 extension PageContext {
-    /// The prompt after the right password: an authenticator-app code or a recovery code.
-    func secondStepPage(web: WebSession, challenge: String, error: String?, info: String? = nil, status: HTTPStatus = .ok) -> Response {
+    /// The prompt after the right password: an authenticator-app code or a recovery code, or the user's
+    /// security key or passkey when they registered one.
+    func secondStepPrompt(web: WebSession, challenge: String, userID: String, error: String?, info: String? = nil,
+                          status: HTTPStatus = .ok) async throws -> Response {
+        let webAuthn = try await SecondStepWebAuthn(ceremonies: passkeys).block(userID: userID, challenge: challenge, csrf: reader.token(for: web))
+        return secondStepPage(web: web, challenge: challenge, error: error, info: info, status: status, webAuthn: webAuthn)
+    }
+
+    func secondStepPage(web: WebSession, challenge: String, error: String?, info: String? = nil, status: HTTPStatus = .ok,
+                        webAuthn: HTML = .empty) -> Response {
         page("Two-step sign-in", """
             \(PageLayout.notice(error))\(PageLayout.notice(info, kind: "info"))
             <form method="post" action="/sign-in/second-factor">
@@ -15,6 +23,7 @@ extension PageContext {
             <p class="muted">Lost your phone? Enter one of your recovery codes instead.</p>
             <button type="submit">Continue</button>
             </form>
+            \(webAuthn)
             <p><a href="/sign-in">Start over</a></p>
             """, web: web, status: status)
     }

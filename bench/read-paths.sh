@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The read paths of issue 17 on one or several gatehouse binaries in the same run, interleaved, so a
+# The hot read paths on one or several gatehouse binaries in the same run, interleaved, so a
 # before/after comparison is fair on a loaded machine: userinfo, introspection, /native/session, /account
 # without grants and with GRANTS (80000) live grants, /healthz; start-to-ready (on a restart) and RSS.
 # Usage: bench/read-paths.sh [BINARY...]   (default .build/release/gatehouse; e.g. a copy of main's binary

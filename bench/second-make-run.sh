@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 15 item 5: "a second `make run` on a machine that has everything starts in seconds".
+# "A second `make run` on a machine that has everything starts in seconds".
 # Runs `make run` twice on a free loopback port with its own SQLite file: the first run installs and builds
 # whatever is missing (not timed), the second is timed from the command to the first `/healthz` 200, and its
 # steps are timed on their own (bootstrap no-op, release no-op build). Fails past MAX_SECONDS (default 10).

@@ -14,9 +14,10 @@ for path in arguments.dropFirst() {
         FileHandle.standardError.write(Data("error: \(path) is not readable UTF-8 text\n".utf8))
         exit(1)
     }
-    // A raw string whose delimiter (a quote and n hashes) the text never contains.
+    // A raw string whose delimiter (a quote and n hashes) the text never contains, nor a backslash and n
+    // hashes (an escape or interpolation in that raw string): the file's bytes come out unchanged.
     var hashes = "#"
-    while text.contains("\"" + hashes) || text.contains(hashes + "\"") { hashes += "#" }
+    while text.contains("\"" + hashes) || text.contains(hashes + "\"") || text.contains("\\" + hashes) { hashes += "#" }
     let name = (path as NSString).lastPathComponent
     entries.append("        \"\(name)\": \(hashes)\"\"\"\n\(text)\n\"\"\"\(hashes),")
 }

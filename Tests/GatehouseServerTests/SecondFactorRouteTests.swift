@@ -294,8 +294,9 @@ import Testing
         let (_, secret) = try await oauth.gatehouse.app.services.tokens.registry.register(ClientRegistration(
             id: "backoffice", name: "Back office", kind: .confidential, grantTypes: ["client_credentials"], scopes: ["admin"],
             firstParty: true, metadata: #"{"admin": true}"#))
-        let token = try #require(try await oauth.token([("grant_type", "client_credentials"), ("scope", "admin")],
-                                                       basic: ("backoffice", try #require(secret))).json["access_token"] as? String)
+        let adminSecret = try #require(secret)
+        let granted = try await oauth.token([("grant_type", "client_credentials"), ("scope", "admin")], basic: ("backoffice", adminSecret))
+        let token = try #require(granted.json["access_token"] as? String)
         _ = try await Self.enrol(oauth.browser, oauth.gatehouse)
         let user = try #require(try await oauth.gatehouse.database.users.find(email: "ada@example.com"))
         let headers: HTTPHeaders = ["Authorization": "Bearer \(token)"]

@@ -45,7 +45,7 @@ def test_sign_up_out_in_and_end_session_from_second_browser(gatehouse, browsers)
     screenshot(first, "sign-up")
     fill(first, email="ada@example.com", name="Ada Lovelace", password="correct horse battery")
     submit(first, "/sign-up")
-    # Sign-up answers the same whether or not the address has an account (issue #14 item 13): no session yet.
+    # Sign-up answers the same whether or not the address has an account: no session yet.
     assert first.current_url == gatehouse.url + "/sign-up/check-email"
     assert "Check your email" in first.page_source
     # The link shows a page (a mail scanner's GET proves nothing); its form, with the sign-up's password, confirms.

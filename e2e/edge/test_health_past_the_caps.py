@@ -1,4 +1,4 @@
-"""Issue 15 item 7 on the real `gatehouse serve`: while slow clients hold every connection slot, `/healthz`
+"""On the real `gatehouse serve`: while slow clients hold every connection slot, `/healthz`
 and `/readyz` (served from `http.health_check_connections`) still answer 200 promptly, an ordinary request
 past the caps gets 503 at once, and garbage 20 KiB into a request head gets 400 at once."""
 import os

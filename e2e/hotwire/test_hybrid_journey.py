@@ -3,7 +3,7 @@
 Launch on the Rails app (one origin: Rails at /, Gatehouse under /auth) → "Sign in with Google /
 Apple / GitHub" → ASWebAuthenticationSession (its own profile) → back in the app → the web view is
 signed in to the *Rails* app (`/me` 200), with no visit failing and nothing leaving the web view but
-the authentication session. Then the other cases of issue #13 item 2.
+the authentication session. Then the hand-off's other cases (an expired token, a retry).
 """
 import json
 import time
@@ -246,7 +246,7 @@ def test_a_wrong_verifier_is_refused_and_spends_the_token(browser, stack):
         app.close()
 
 
-# An expired hand-off token (issue #13 item 2). The Gatehouse of this stack gives hand-off tokens a short
+# An expired hand-off token. The Gatehouse of this stack gives hand-off tokens a short
 # life (`native.handoff_ttl_seconds`), and the app is held back before its redeem until that life has
 # certainly passed: the callback comes after the token was minted, so waiting TTL + margin from the
 # callback always expires it — no race with the server's clock. The retry redeems at once; the TTL

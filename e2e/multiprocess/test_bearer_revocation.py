@@ -1,4 +1,4 @@
-"""Issue 17: Bearer calls are cheap because each process caches *verified signatures*, but a revocation
+"""Bearer calls are cheap because each process caches *verified signatures*, but a revocation
 done through the other process must still be refused on the very next call. Each process has warmed its
 cache with the token before the revocation, so a cache that outlived it would answer 200 here."""
 import pytest

@@ -1,4 +1,4 @@
-"""Issue 15 item 7: two processes started at the same moment on a fresh PostgreSQL database both
+"""Two processes started at the same moment on a fresh PostgreSQL database both
 start (migrations under the advisory lock; configured clients written idempotently), several times over."""
 from mp_support import CLIENT_ID, Database, FAST_PASSWORDS, REDIRECT, race  # noqa: E402
 import base64

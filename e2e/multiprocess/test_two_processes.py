@@ -1,8 +1,7 @@
 """Two Gatehouse processes on one PostgreSQL database: single-use holds across them, rate limits are
 counted together, sessions and signing keys are shared.
 
-Hand-off tokens (issue 7) do not exist yet, so there is no hand-off round here; the store-level
-race for them is in Tests/GatehouseStoreTests/Postgres/PostgresConcurrencyTests.swift."""
+There is no hand-off round here; the store-level race for hand-off tokens is in Tests/GatehouseStoreTests/Postgres/PostgresConcurrencyTests.swift."""
 import time
 
 import pytest

@@ -28,7 +28,7 @@ def apache_and_gatehouse():
     ]})
     env = {"GATEHOUSE_DATABASE_URL": f"sqlite://{gatehouse.dir}/gatehouse.sqlite", "PATH": "/usr/bin:/bin"}
     subprocess.run([str(BINARY), "user", "create", "--email", "rp@example.com", "--password-stdin",
-                    "--verified"],  # unverified accounts get no tokens (issue #14 item 2)
+                    "--verified"],  # unverified accounts get no tokens
                    input="apache sign in password\n", text=True, env=env, check=True, capture_output=True)
 
     root = pathlib.Path(tempfile.mkdtemp(prefix="gatehouse-apache-"))

@@ -1,4 +1,4 @@
-"""One-tap provider sign-in (issue 19): an Authlib client adds `provider=google` to its authorization
+"""One-tap provider sign-in: an Authlib client adds `provider=google` to its authorization
 URL, headless Chromium goes straight from /oauth/authorize to the (simulated, demo-mode) provider — no
 Gatehouse chooser — and back to the client with a code, which Authlib exchanges and verifies (RS256).
 An unknown provider comes back to the client as an RFC 6749 error redirect."""

@@ -1,4 +1,4 @@
-"""Issue 15 item 4: `make package` builds a Debian package that installs, runs and is removed cleanly.
+"""`make package` builds a Debian package that installs, runs and is removed cleanly.
 
 Builds dist/gatehouse_*.deb (reusing a fresh .build/release), installs it with dpkg -i on this machine
 (root), starts the systemd unit's ExecStart command line as the `gatehouse` user with the unit's

@@ -1,4 +1,4 @@
-"""Issue 15, items 1 and 2, measured through nginx: behind a trusted proxy 1,000 distinct users
+"""Measured through nginx: behind a trusted proxy 1,000 distinct users
 (50 to an address, as behind carrier NAT) sign in within a minute and all succeed, while 10,000
 wrong guesses from one address are slowed (429 without a password hash), and the owners of the
 guessed accounts sign in once their back-off has passed."""

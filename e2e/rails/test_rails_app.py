@@ -115,7 +115,7 @@ def test_simulated_provider_sign_in_ends_in_the_apps_session(stack, browser, pro
     browser.get(stack.app_url + "/session/new")
     click_and_wait(browser, browser.find_element(By.ID, f"sign-in-{provider}"))
     if browser.current_url.startswith(stack.issuer + "/sign-in"):
-        # Without the provider= hint (issue #19) Gatehouse shows its sign-in page: pick the provider there.
+        # Without the provider= hint Gatehouse shows its sign-in page: pick the provider there.
         click_and_wait(browser, browser.find_element(By.CSS_SELECTOR, f'form[action$="/auth/{provider}"] button'))
     email = f"{provider}-{stack.shape}@example.com"
     # The simulated provider lives on another site (localhost) than Gatehouse (127.0.0.1).

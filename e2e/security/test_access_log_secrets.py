@@ -1,4 +1,4 @@
-"""Issue #14 item 6: path secrets never reach the access log of a real `gatehouse serve`.
+"""Path secrets never reach the access log of a real `gatehouse serve`.
 
 A real browser signs up, opens the verification link, asks for a reset and sets a new password through the
 rendered forms; then the process's own stdout is searched for the link tokens. Only the log mailer's lines

@@ -18,6 +18,8 @@ public struct EmailLinks: Sendable {
     public var verifyLifetime: TimeInterval = 3 * 86_400
     /// What the first proof of email ownership removes (nil: nothing, only for tests of this type alone).
     public let ownershipClaim: EmailOwnershipClaim?
+    /// The mails' words, in the recipient's language.
+    public var wording: any MailWording = EnglishMailWording()
 
     public init(database: any GatehouseDatabase, mailer: any Mailer, accounts: AccountService,
                 limits: RateLimitPolicy = RateLimitPolicy(), audit: AuditTrail, clock: IdentityClock = .system,
@@ -32,7 +34,8 @@ public struct EmailLinks: Sendable {
     /// work either way (one lookup, one token-table write, one audit entry, one mail queued in the
     /// background), so neither the
     /// answer, nor its timing, nor the mail count tells whether an account exists.
-    public func requestPasswordReset(email rawEmail: String, context: ClientContext) async throws {
+    /// `language`: the page's, for a mail to an address whose account chose none (or that has no account).
+    public func requestPasswordReset(email rawEmail: String, context: ClientContext, language: String? = nil) async throws {
         if let wait = try await limiter.hit(limits.passwordForgotPerIP, key: limits.ipKey(context.ip)) {
             throw AccountError.rateLimited(retryAfter: wait)
         }
@@ -45,31 +48,16 @@ public struct EmailLinks: Sendable {
             let token = try await issue(.passwordReset, userId: user.id, lifetime: resetLifetime)
             await audit.record(.passwordResetRequested, userId: user.id, context: context)
             let link = absoluteURL("/password/reset/\(token)")
-            message = MailMessage(to: user.email, subject: "Reset your password", textBody: """
-                Someone asked to reset the password of your account. If it was you, open this link within \
-                \(Int(resetLifetime / 60)) minutes:
-
-                \(link)
-
-                If it was not you, ignore this email; your password stays as it is.
-                """)
+            message = wording.message(.passwordReset, to: user.email, language: user.language ?? language,
+                                      values: ["link": link, "minutes": String(Int(resetLifetime / 60))])
         } else {
             // The other branch's token and its write, done for nobody: the same statements either way.
             _ = SecureRandom.token(byteCount: 32)
             _ = try await database.oneTimeTokens.invalidateAll(userId: RecordID.random(), purpose: .passwordReset)
             await audit.record(.passwordResetRequested, userId: user?.id, context: context,
                                details: ["result": user == nil ? "no_account" : "disabled"])
-            message = MailMessage(to: email.value, subject: "Reset your password", textBody: user == nil ? """
-                Someone asked to reset the password of an account with this address, but no account uses it. \
-                If it was you, you may have signed up with another address, or you can create an account at:
-
-                \(absoluteURL("/sign-up"))
-
-                If it was not you, ignore this email.
-                """ : """
-                Someone asked to reset the password of your account, but the account is disabled. Contact the \
-                administrator if you need it back.
-                """)
+            message = wording.message(user == nil ? .passwordResetNoAccount : .passwordResetDisabled, to: email.value,
+                                      language: user?.language ?? language, values: ["sign_up": absoluteURL("/sign-up")])
         }
         queue(message)
     }
@@ -110,35 +98,24 @@ public struct EmailLinks: Sendable {
     }
 
     /// Sends the verification link for a user's address (in the background).
-    public func sendVerification(to user: User) async throws {
+    /// `language`: the sign-up page's, when the account chose none.
+    public func sendVerification(to user: User, language: String? = nil) async throws {
         let token = try await issue(.emailVerify, userId: user.id, lifetime: verifyLifetime)
-        let link = absoluteURL("/email/verify/\(token)")
-        queue(MailMessage(to: user.email, subject: "Confirm your email address", textBody: """
-            Confirm that this address is yours by opening:
-
-            \(link)
-
-            If you did not create an account with this address, do not open the link; reset the password \
-            instead at \(absoluteURL("/password/forgot")), which removes whatever the person who signed up \
-            attached to the account.
-            """))
+        queue(wording.message(.verifyEmail, to: user.email, language: user.language ?? language,
+                              values: ["link": absoluteURL("/email/verify/\(token)"), "forgot": absoluteURL("/password/forgot")]))
     }
 
     /// Tells the owner of an existing account that someone tried to sign up with their address, instead
     /// of telling the person at the sign-up form that the address has an account.
     /// At most `alreadyRegisteredPerRecipient` such notes reach one account; the rest are dropped without a
     /// trace on the page, so sign-ups with someone's address cannot flood their inbox.
-    public func sendAlreadyRegistered(to user: User) async throws {
+    public func sendAlreadyRegistered(to user: User, language: String? = nil) async throws {
         if try await limiter.hit(limits.alreadyRegisteredPerRecipient, key: user.id) != nil {
             await audit.record(.mailSuppressed, userId: user.id, context: .unknown, details: ["mail": "already_registered"])
             return
         }
-        queue(MailMessage(to: user.email, subject: "You already have an account", textBody: """
-            Someone tried to create an account with this address, which already has one. If it was you, \
-            sign in at \(absoluteURL("/sign-in")) or choose a new password at \(absoluteURL("/password/forgot")).
-
-            If it was not you, ignore this email; nothing has changed.
-            """))
+        queue(wording.message(.alreadyRegistered, to: user.email, language: user.language ?? language,
+                              values: ["sign_in": absoluteURL("/sign-in"), "forgot": absoluteURL("/password/forgot")]))
     }
 
     /// What confirming an address did (``verifyEmail(token:presentedSession:password:context:)``).

@@ -346,6 +346,11 @@ public enum StoreMigrations {
                 )\(t.keyedTable);
                 CREATE INDEX recovery_codes_by_user ON recovery_codes (user_id);
                 """),
+            // The reader's own language and time zone for pages and mails; nil until they choose.
+            SQLMigration(version: 33, name: "users_language_and_time_zone", sql: """
+                ALTER TABLE users ADD COLUMN language TEXT;
+                ALTER TABLE users ADD COLUMN time_zone TEXT;
+                """),
         ]
     }
 

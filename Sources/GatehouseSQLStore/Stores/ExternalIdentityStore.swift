@@ -27,7 +27,7 @@ struct SQLExternalIdentityStore<Database: SQLDatabase>: ExternalIdentityStore {
         _ = try await database.transaction { db in
             try db.run(UserSQL.insert, [
                 user.id, user.email, user.displayName, user.passwordHash, user.emailVerified, user.disabled, user.createdAt,
-                user.updatedAt,
+                user.updatedAt, user.language, user.timeZone,
             ])
             return try db.run(ExternalIdentitySQL.insert, [
                 identity.provider, identity.subject, identity.userId, identity.email, identity.emailVerified,

@@ -72,7 +72,7 @@ struct SQLUserImportStore<Database: SQLDatabase>: UserImportStore, UserSearchSto
             }
             _ = try db.run(UserImportSQL.insertUser, [
                 row.newId, row.email, row.displayName, row.passwordHash, row.emailVerified, false, row.createdAt ?? now, now,
-                row.externalId, true, row.emailVerified,
+                nil as String?, nil as String?, row.externalId, true, row.emailVerified,
             ])
             userId = row.newId; action = .created
         }

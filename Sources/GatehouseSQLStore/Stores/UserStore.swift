@@ -9,7 +9,7 @@ struct SQLUserStore<Database: SQLDatabase>: UserStore {
         _ = try await database.write { db in
             try db.run(UserSQL.insert, [
                 user.id, user.email, user.displayName, user.passwordHash,
-                user.emailVerified, user.disabled, user.createdAt, user.updatedAt,
+                user.emailVerified, user.disabled, user.createdAt, user.updatedAt, user.language, user.timeZone,
             ])
         }
     }
@@ -34,6 +34,8 @@ struct SQLUserStore<Database: SQLDatabase>: UserStore {
             case .passwordHash(let hash): assignments[.passwordHash] = hash.sqlValue
             case .emailVerified(let verified): assignments[.emailVerified] = verified.sqlValue
             case .disabled(let disabled): assignments[.disabled] = disabled.sqlValue
+            case .language(let tag): assignments[.language] = tag.sqlValue
+            case .timeZone(let zone): assignments[.timeZone] = zone.sqlValue
             }
         }
         let changed = UserColumn.allCases.filter { assignments[$0] != nil }
@@ -84,7 +86,7 @@ struct SQLUserStore<Database: SQLDatabase>: UserStore {
 
 /// The columns of `users` that make a `User` (the table has more, such as `external_id`).
 enum UserColumn: Int32, SQLColumn {
-    case id, email, displayName, passwordHash, emailVerified, disabled, createdAt, updatedAt
+    case id, email, displayName, passwordHash, emailVerified, disabled, createdAt, updatedAt, language, timeZone
 }
 
 /// The `users` statements shared by the user, import and search stores.
@@ -109,6 +111,7 @@ enum UserSQL {
         typealias C = UserColumn
         return User(id: row.text(C.id), email: row.text(C.email), displayName: row.optionalText(C.displayName),
                     passwordHash: row.optionalText(C.passwordHash), emailVerified: row.bool(C.emailVerified),
-                    disabled: row.bool(C.disabled), createdAt: row.date(C.createdAt), updatedAt: row.date(C.updatedAt))
+                    disabled: row.bool(C.disabled), createdAt: row.date(C.createdAt), updatedAt: row.date(C.updatedAt),
+                    language: row.optionalText(C.language), timeZone: row.optionalText(C.timeZone))
     }
 }

@@ -29,6 +29,7 @@ struct AccountPages: Sendable {
         registerSignUp(into: &router)
         registerSignIn(into: &router)
         registerAccount(into: &router)
+        registerPreferences(into: &router)
         registerPasswordReset(into: &router)
     }
 

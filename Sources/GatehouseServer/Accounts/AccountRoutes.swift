@@ -9,7 +9,7 @@ extension AccountPages {
             let (web, overview) = try await reader.readWithOverview(request)
             guard let active = web.active else { return signInRedirect(request) }
             return try await context.accountPage(web: web, active: active, overview: overview,
-                                                 notice: request.query["notice"].flatMap { Self.notices[$0] })
+                                                 notice: request.query["notice"].flatMap { Self.notices[$0].map { web.texts[$0] } })
         }
         router.post("/account/sessions/{id}/end") { request async throws in
             let (_, web, active) = try await reader.signedInForm(request)
@@ -46,7 +46,7 @@ extension AccountPages {
                                                   context: request.clientContext)
                 return .redirect(to: "/account?notice=password-changed")
             } catch let error as AccountError {
-                return withRetryAfter(try await context.accountPage(web: web, active: active, error: error.message, status: context.status(for: error)), error)
+                return withRetryAfter(try await context.accountPage(web: web, active: active, error: error.text(web.texts), status: context.status(for: error)), error)
             }
         }
         router.get("/account/delete", head: .servedByGet) { request async throws in
@@ -68,7 +68,7 @@ extension AccountPages {
                 response.setCookie(reader.cookies.clearSession)
                 return response
             } catch let error as AccountError {
-                let message = error == .invalidCredentials ? "The password is not right; the account was not deleted." : error.message
+                let message = error == .invalidCredentials ? web.texts["delete.wrong_password"] : error.text(web.texts)
                 return withRetryAfter(deletePage(web: web, active: active, error: message, status: context.status(for: error)), error)
             }
         }
@@ -77,43 +77,43 @@ extension AccountPages {
     /// Deleting the account, on its own page: a fresh proof (``RecentAuthentication``) and the email typed.
     /// A provider-only user is never asked for a password: they sign in with their provider again.
     func deletePage(web: WebSession, active: ActiveSession, error: String?, status: HTTPStatus = .ok) -> Response {
+        let t = web.texts
         let methods = RecentAuthentication(accounts: accounts, clock: clock).methods(user: active.user, session: active.session)
         let csrf = reader.token(for: web)
         let canDelete = methods.password || methods.sessionIsRecent
         let proof: HTML = methods.password ? """
-            <label for="delete_password">Your password</label><input id="delete_password" name="password" type="password" autocomplete="current-password" required>
-            """ : methods.sessionIsRecent ? "<p class=\"muted\">You signed in again just now; that confirms it is you.</p>" : .empty
+            <label for="delete_password">\(t["delete.your_password"])</label><input id="delete_password" name="password" type="password" autocomplete="current-password" required>
+            """ : methods.sessionIsRecent ? "<p class=\"muted\">\(t["delete.recent_sign_in"])</p>" : .empty
         let again: HTML = methods.password || methods.sessionIsRecent ? .empty : """
-            <p>To confirm it is you, sign in again with the provider you use:</p>
-            \(providers.signInButtons(csrf: csrf, returnTo: "/account/delete"))
+            <p>\(t["delete.sign_in_again"])</p>
+            \(providers.signInButtons(csrf: csrf, returnTo: "/account/delete", texts: t))
             """
         let form: HTML = !canDelete ? .empty : """
             <form method="post" action="/account/delete">\(context.hidden("csrf_token", csrf))
             \(proof)
-            <label for="confirm_email">Type your email address, <strong>\(active.user.email)</strong>, to confirm</label>
+            <label for="confirm_email">\(t.html("delete.confirm_label", ["email": "<strong>\(active.user.email)</strong>"]))</label>
             <input id="confirm_email" name="confirm_email" type="text" autocomplete="off" required>
-            <button type="submit" class="danger">Delete my account</button></form>
+            <button type="submit" class="danger">\(t["delete.submit"])</button></form>
             """
-        var response = context.page("Delete your account", """
+        var response = context.page(t["delete.title"], """
             \(PageLayout.notice(error))
-            <p>This deletes your account, ends every session and removes every sign-in method. It cannot be undone.</p>
+            <p>\(t["delete.explanation"])</p>
             \(again)\(form)
-            <p><a href="/account">Keep my account</a></p>
+            <p><a href="/account">\(t["delete.keep"])</a></p>
             """, web: web, status: status, csrfToken: csrf)
         response.noStore()
         return response
     }
 
+    /// The `notice` query values and the catalogue keys of their texts.
     static let notices: [String: String] = [
-        "session-ended": "The session has ended.", "others-ended": "Every other session has ended.",
-        "password-changed": "Your password has changed. Every other session has ended.",
-        "email-verified": "Your email address is confirmed.",
-        "app-revoked": "The application no longer has access to your account.",
-        "identity-linked": "The sign-in method was added to your account.",
-        "identity-unlinked": "The sign-in method was removed from your account.",
-        "passkey-added": "The passkey was added to your account.",
-        "passkey-renamed": "The passkey was renamed.", "passkey-removed": "The passkey was removed from your account.",
-        "two-factor-on": "Two-step sign-in is on.", "two-factor-off": "Two-step sign-in is off: your password alone signs you in.",
+        "session-ended": "notice.session_ended", "others-ended": "notice.others_ended",
+        "password-changed": "notice.password_changed", "email-verified": "notice.email_verified",
+        "app-revoked": "notice.app_revoked", "identity-linked": "notice.identity_linked",
+        "identity-unlinked": "notice.identity_unlinked", "passkey-added": "notice.passkey_added",
+        "passkey-renamed": "notice.passkey_renamed", "passkey-removed": "notice.passkey_removed",
+        "language-saved": "notice.language_saved",
+        "two-factor-on": "notice.two_factor_on", "two-factor-off": "notice.two_factor_off",
     ]
 
     func signInRedirect(_ request: Request) -> Response {

@@ -9,24 +9,26 @@ extension PageContext {
     /// `invalid`: the fields the error is about (nil: both, when there is an error).
     func signInPage(web: WebSession, email: String, returnTo: String?, error: String?, info: String? = nil,
                     status: HTTPStatus = .ok, invalid: Set<String>? = nil) -> Response {
+        let t = web.texts
         let invalid = invalid ?? (error == nil ? [] : ["email", "password"])
-        return page("Sign in", """
+        return page(t["sign_in.title"], """
             \(PageLayout.notice(error))\(PageLayout.notice(info, kind: "info"))
             <form method="post" action="/sign-in">
             \(hidden("csrf_token", reader.token(for: web)))\(returnTo.map { hidden("return_to", $0) } ?? "")
-            <label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username webauthn" required value="\(email)"\(PageLayout.invalid("email", in: invalid))>
-            <label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required\(PageLayout.invalid("password", in: invalid))>
-            <button type="submit">Sign in</button>
+            <label for="email">\(t["field.email"])</label><input id="email" name="email" type="email" autocomplete="username webauthn" required value="\(email)"\(PageLayout.invalid("email", in: invalid))>
+            <label for="password">\(t["field.password"])</label><input id="password" name="password" type="password" autocomplete="current-password" required\(PageLayout.invalid("password", in: invalid))>
+            <button type="submit">\(t["sign_in.submit"])</button>
             </form>
-            \(providers.signInButtons(csrf: reader.token(for: web), returnTo: returnTo))
-            \(PasskeyScreens.signInButton(csrf: reader.token(for: web), returnTo: returnTo))
-            <p><a href="/password/forgot">Forgot your password?</a> · <a href="/sign-up">Create an account</a></p>
+            \(providers.signInButtons(csrf: reader.token(for: web), returnTo: returnTo, texts: t))
+            \(PasskeyScreens.signInButton(csrf: reader.token(for: web), returnTo: returnTo, texts: t))
+            <p><a href="/password/forgot">\(t["sign_in.forgot"])</a> · <a href="/sign-up">\(t["sign_in.create_account"])</a></p>
             """, web: web, status: status)
     }
 
     /// `overview`: the lists when the caller read them with the session (`readWithOverview`); read here otherwise.
     func accountPage(web: WebSession, active: ActiveSession, overview read: AccountOverview? = nil, notice: String? = nil,
                      error: String? = nil, status: HTTPStatus = .ok) async throws -> Response {
+        let t = web.texts
         let user = active.user
         // One HMAC per page: the layout's sign-out form and every form below carry the same token.
         let token = reader.token(for: web)
@@ -35,43 +37,48 @@ extension PageContext {
         let overview = if let read { read } else { try await sessions.accountOverview(userId: user.id) }
         let rows = overview.sessions.map { session -> HTML in
             let current = session.idHash == active.session.idHash
+            let when = t.html("account.session_detail", ["address": "\(session.ip ?? t["account.unknown_address"])",
+                                                          "signed_in": Self.time(session.createdAt, t),
+                                                          "last_seen": Self.time(session.lastSeenAt, t)])
             return """
-                <tr><td>\(Self.describe(userAgent: session.userAgent))\(current ? " <strong>(this browser)</strong>" : HTML.empty)<br>
-                <span class="muted">\(session.ip ?? "unknown address") · signed in \(Self.format(session.createdAt)) · last seen \(Self.format(session.lastSeenAt))</span></td>
+                <tr><td>\(Self.describe(userAgent: session.userAgent, t))\(current ? " <strong>\(t["account.this_browser"])</strong>" : HTML.empty)<br>
+                <span class="muted">\(when)</span></td>
                 <td><form method="post" action="/account/sessions/\(session.idHash.hex)/end">\(csrf)
-                <button type="submit" class="secondary" aria-label="End this session">End</button></form></td></tr>
+                <button type="submit" class="secondary" aria-label="\(t["account.end_session_label"])">\(t["account.end_session"])</button></form></td></tr>
                 """
         }.joined(separator: "\n")
-        let methods = providers.methods(user: user, identities: overview.identities, csrf: token)
-        let apps = try await authorizedApps(consents: overview.consents, grants: overview.grants, csrf: csrf)
-        let passkeys = PasskeyScreens.accountSection(try await passkeys.credentials(of: user.id), csrf: csrf)
+        let methods = providers.methods(user: user, identities: overview.identities, csrf: token, texts: t)
+        let apps = try await authorizedApps(consents: overview.consents, grants: overview.grants, csrf: csrf, texts: t)
+        let passkeys = PasskeyScreens.accountSection(try await passkeys.credentials(of: user.id), csrf: csrf, texts: t)
         let twoStep: HTML = user.passwordHash == nil ? .empty
             : Self.secondFactorSection(try await secondFactors.status(userID: user.id), csrf: csrf)
-        return page("Your account", """
+        return page(t["account.title"], """
             \(PageLayout.notice(notice, kind: "info"))\(PageLayout.notice(error))
-            <p><strong>\(user.displayName ?? user.email)</strong><br><span class="muted">\(user.email) · \(user.emailVerified ? "confirmed" : "not confirmed yet")</span></p>
-            <h2>Sign-in methods</h2><ul id="methods">\(methods.items)</ul>\(methods.linkForms)
+            <p><strong>\(user.displayName ?? user.email)</strong><br><span class="muted">\(user.email) · \(user.emailVerified ? t["account.email_confirmed"] : t["account.email_unconfirmed"])</span></p>
+            <h2>\(t["account.methods"])</h2><ul id="methods">\(methods.items)</ul>\(methods.linkForms)
             \(passkeys)
             \(twoStep)
-            <h2>Applications</h2>
+            <h2>\(t["account.applications"])</h2>
             \(apps)
-            <h2>Sessions</h2>
+            <h2>\(t["account.sessions"])</h2>
             <table id="sessions">\(rows)</table>
-            <form method="post" action="/account/sessions/end-others">\(csrf)<button type="submit" class="secondary">End all other sessions</button></form>
-            <h2>Change password</h2>
+            <form method="post" action="/account/sessions/end-others">\(csrf)<button type="submit" class="secondary">\(t["account.end_others"])</button></form>
+            <h2>\(t["account.preferences"])</h2>
+            <p id="preferences">\(t.catalogue.name) · \(user.timeZone ?? "UTC") <a href="/account/preferences">\(t["account.preferences_change"])</a></p>
+            <h2>\(t["account.change_password"])</h2>
             <form method="post" action="/account/password">\(csrf)
-            <label for="current_password">Current password</label><input id="current_password" name="current_password" type="password" autocomplete="current-password" required>
-            <label for="new_password">New password</label><input id="new_password" name="new_password" type="password" autocomplete="new-password" minlength="10" required>
-            <button type="submit">Change password</button></form>
-            <h2>Delete account</h2>
-            <p><a href="/account/delete">Delete my account…</a> <span class="muted">(asks you to confirm it is you)</span></p>
+            <label for="current_password">\(t["field.current_password"])</label><input id="current_password" name="current_password" type="password" autocomplete="current-password" required>
+            <label for="new_password">\(t["field.new_password"])</label><input id="new_password" name="new_password" type="password" autocomplete="new-password" minlength="10" required>
+            <button type="submit">\(t["account.change_password_submit"])</button></form>
+            <h2>\(t["account.delete"])</h2>
+            <p><a href="/account/delete">\(t["account.delete_link"])</a> <span class="muted">\(t["account.delete_hint"])</span></p>
             """, web: web, status: status, csrfToken: token)
     }
 
     /// Applications the user consented to or that hold refresh tokens, each with a revoke button.
-    func authorizedApps(consents: [Consent], grants: [ActiveGrant], csrf: HTML) async throws -> HTML {
+    func authorizedApps(consents: [Consent], grants: [ActiveGrant], csrf: HTML, texts t: Texts) async throws -> HTML {
         let clientIDs = Array(Set(consents.map(\.clientId) + grants.map(\.clientId))).sorted()
-        guard !clientIDs.isEmpty else { return #"<p class="muted">No application has access to your account.</p>"# }
+        guard !clientIDs.isEmpty else { return #"<p class="muted">\#(t["account.no_applications"])</p>"# }
         var rows: [HTML] = []
         for clientID in clientIDs {
             // The registry's short-lived client cache: a store read (and its JSON columns) per client per view cost more.
@@ -81,7 +88,7 @@ extension PageContext {
             rows.append("""
                 <tr><td>\(name)<br><span class="muted">\(scope)</span></td>
                 <td><form method="post" action="/account/apps/\(PercentDecoding.encode(clientID))/revoke">\(csrf)
-                <button type="submit" class="secondary">Revoke</button></form></td></tr>
+                <button type="submit" class="secondary">\(t["account.revoke"])</button></form></td></tr>
                 """)
         }
         return #"<table id="apps">"# + rows.joined() + "</table>"
@@ -114,6 +121,18 @@ extension PageContext {
         }
     }
 
+    /// A time as `<time datetime>` (UTC) whose text is in the reader's saved zone, labelled with it (else
+    /// UTC, labelled as such): readable without script.
+    static func time(_ date: Date, _ t: Texts) -> HTML {
+        let utc = format(date)
+        let iso = utc.count == 20 ? String(utc.prefix(10)) + "T" + String(utc.dropFirst(11).prefix(5)) + "Z" : utc
+        guard let name = t.timeZone, name != "UTC", let zone = TimeZone(identifier: name) else {
+            return #"<time datetime="\#(iso)">\#(utc)</time>"#
+        }
+        let local = format(date.addingTimeInterval(TimeInterval(zone.secondsFromGMT(for: date))))
+        return #"<time datetime="\#(iso)">\#(String(local.dropLast(3)) + name)</time>"#
+    }
+
     /// The general form of ``format(_:)`` (the reference its tests compare the fast path with).
     static func formatSlowly(_ parts: tm) -> String {
         func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
@@ -121,8 +140,8 @@ extension PageContext {
     }
 
     /// A short device description from a user agent ("Chrome on Linux").
-    static func describe(userAgent: String?) -> String {
-        guard let agent = userAgent, !agent.isEmpty else { return "Unknown device" }
+    static func describe(userAgent: String?, _ t: Texts) -> String {
+        guard let agent = userAgent, !agent.isEmpty else { return t["account.unknown_device"] }
         // Byte-wise search over plain arrays: Foundation's String.contains goes through CFString, and the
         // generic `firstRange(of:)` of _StringProcessing was a tenth of the account page's CPU.
         let bytes = Array(agent.utf8)
@@ -134,10 +153,10 @@ extension PageContext {
             }
             return false
         }
-        let browser = Self.browsers.first { has($0.0) }?.1 ?? "Browser"
+        let browser = Self.browsers.first { has($0.0) }?.1 ?? t["account.browser"]
         let system = Self.systems.first { has($0.0) }?.1
-        let native = Self.appMarkers.contains(where: has) ? " (app)" : ""
-        return system.map { "\(browser) on \($0)\(native)" } ?? browser + native
+        let native = Self.appMarkers.contains(where: has) ? " " + t["account.app_marker"] : ""
+        return system.map { t("account.browser_on_system", ["browser": browser, "system": $0]) + native } ?? browser + native
     }
 
     // Ordered: Chrome's agent also names Safari, Edge's names Chrome, Android's names Linux.

@@ -9,8 +9,8 @@ extension AccountPages {
             // reauth=1: an application asked for a fresh sign-in (prompt=login, max_age), so show the form.
             let reauth = request.query["reauth"] == "1"
             if web.user != nil && !reauth { return .redirect(to: returnTo ?? ReturnPath.fallback) }
-            let notice = request.query["signed_out"] != nil ? "You are signed out."
-                : reauth && web.user != nil ? "Please sign in again to continue." : nil
+            let notice = request.query["signed_out"] != nil ? web.texts["sign_in.signed_out"]
+                : reauth && web.user != nil ? web.texts["sign_in.again"] : nil
             return context.signInPage(web: web, email: request.query["login_hint"] ?? "", returnTo: returnTo, error: nil, info: notice)
         }
         router.post("/sign-in") { request async throws in
@@ -37,7 +37,7 @@ extension AccountPages {
                 response.setCookie(reader.cookies.deviceCookie(value: accounts.deviceCookie(for: user, existing: device)))
                 return response
             } catch let error as AccountError {
-                return withRetryAfter(context.signInPage(web: web, email: email, returnTo: returnTo, error: error.message,
+                return withRetryAfter(context.signInPage(web: web, email: email, returnTo: returnTo, error: error.text(web.texts),
                                                  status: context.status(for: error), invalid: error.fields), error)
             }
         }

@@ -17,38 +17,39 @@ extension AccountPages {
                 // The same answer whether or not the address had an account: no session
                 // either way; the owner of the address learns which by mail.
                 switch try await accounts.signUp(email: email, password: password, displayName: name, context: request.clientContext) {
-                case .created(let user): try? await links.sendVerification(to: user)
-                case .alreadyRegistered(let owner): try? await links.sendAlreadyRegistered(to: owner)
+                case .created(let user): try? await links.sendVerification(to: user, language: web.texts.tag)
+                case .alreadyRegistered(let owner): try? await links.sendAlreadyRegistered(to: owner, language: web.texts.tag)
                 }
                 return .redirect(to: "/sign-up/check-email")
             } catch let error as AccountError {
-                return withRetryAfter(signUpPage(web: web, email: email, name: name, error: error.message,
+                return withRetryAfter(signUpPage(web: web, email: email, name: name, error: error.text(web.texts),
                                                  status: context.status(for: error), invalid: error.fields), error)
             }
         }
     }
 
     func checkEmailPage(web: WebSession) -> Response {
-        context.page("Check your email", """
-            <p>We have sent a message to the address you gave. Open the link in it to confirm the address, then
-            <a href="/sign-in">sign in</a>.</p>
-            <p class="muted">No message after a few minutes? Check the spam folder, or <a href="/sign-up">try again</a>.</p>
+        let t = web.texts
+        return context.page(t["check_email.title"], """
+            <p>\(t.html("check_email.sent", ["sign_in": #"<a href="/sign-in">\#(t["check_email.sign_in"])</a>"#]))</p>
+            <p class="muted">\(t.html("check_email.no_message", ["try_again": #"<a href="/sign-up">\#(t["check_email.try_again"])</a>"#]))</p>
             """, web: web)
     }
 
     func signUpPage(web: WebSession, email: String, name: String, error: String?, status: HTTPStatus = .ok,
                     invalid: Set<String> = []) -> Response {
-        context.page("Create an account", """
+        let t = web.texts
+        return context.page(t["sign_up.title"], """
             \(PageLayout.notice(error))
             <form method="post" action="/sign-up">
             \(context.hidden("csrf_token", reader.token(for: web)))
-            <label for="email">Email</label><input id="email" name="email" type="email" autocomplete="email" required value="\(email)"\(PageLayout.invalid("email", in: invalid))>
-            <label for="name">Name <span class="muted">(optional)</span></label><input id="name" name="name" type="text" autocomplete="name" value="\(name)">
-            <label for="password">Password</label><input id="password" name="password" type="password" autocomplete="new-password" minlength="10" required\(invalid.contains("password") ? #" aria-invalid="true" aria-describedby="form-error password-hint""# : #" aria-describedby="password-hint""# as HTML)>
-            <p class="muted" id="password-hint">At least 10 characters.</p>
-            <button type="submit">Create account</button>
+            <label for="email">\(t["field.email"])</label><input id="email" name="email" type="email" autocomplete="email" required value="\(email)"\(PageLayout.invalid("email", in: invalid))>
+            <label for="name">\(t["field.name"]) <span class="muted">\(t["field.optional"])</span></label><input id="name" name="name" type="text" autocomplete="name" value="\(name)">
+            <label for="password">\(t["field.password"])</label><input id="password" name="password" type="password" autocomplete="new-password" minlength="10" required\(invalid.contains("password") ? #" aria-invalid="true" aria-describedby="form-error password-hint""# : #" aria-describedby="password-hint""# as HTML)>
+            <p class="muted" id="password-hint">\(t["sign_up.password_hint"])</p>
+            <button type="submit">\(t["sign_up.submit"])</button>
             </form>
-            <p>Already have an account? <a href="/sign-in">Sign in</a>.</p>
+            <p>\(t.html("sign_up.have_account", ["sign_in": #"<a href="/sign-in">\#(t["sign_up.sign_in"])</a>"#]))</p>
             """, web: web, status: status)
     }
 }

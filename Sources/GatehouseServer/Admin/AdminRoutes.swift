@@ -19,8 +19,8 @@ struct AdminRoutes: Sendable {
     /// The public URL: the document's `servers` and token URL.
     let issuer: String
     /// A user's second factors (authenticator app, recovery codes) and WebAuthn credentials, to list and reset.
-    var secondFactors: SecondFactors?
-    var credentials: (any WebAuthnCredentialStore)?
+    let secondFactors: SecondFactors
+    let passkeys: WebAuthnCeremonies
 
     static let prefix = "/admin/v1"
 
@@ -102,13 +102,13 @@ struct AdminRoutes: Sendable {
             }
             return Response(status: .noContent)
         }
-        if let secondFactors, let credentials {
+        do {
             route(&router, .get, "/users/{id}/factors") { request, _ in
                 try Self.onlyQuery(request, [])
                 let id = try Self.id(request)
                 _ = try await administration.user(id: id)
                 let status = try await secondFactors.status(userID: id)
-                return AdminJSON.response(AdminJSON.factors(status, credentials: try await credentials.credentials(userID: id)))
+                return AdminJSON.response(AdminJSON.factors(status, credentials: try await passkeys.credentials(of: id)))
             }
             // The reset of a locked-out user: the authenticator app and the recovery codes go; the password stays.
             route(&router, .delete, "/users/{id}/factors") { request, actor in

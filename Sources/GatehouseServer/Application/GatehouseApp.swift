@@ -55,17 +55,22 @@ public struct GatehouseApp: Sendable {
         // F3: native Sign in with Apple (and Google), as their own endpoints and as the token-exchange grant.
         let nativeApple = providerWiring.nativeAppleSignIn(clients: clients)
         let nativeGoogle = providerWiring.nativeGoogleSignIn(clients: clients)
-        var services = IdentityServices(configuration: configuration, database: database, secrets: secrets,
+        // Admin unlinks and deletions queue Apple's token revocation like the account page does.
+        let services = IdentityServices(configuration: configuration, database: database, secrets: secrets,
                                         mailer: mailer ?? configuration.smtp.map { SMTPMailer(configuration: $0) } ?? LogMailer(sink: log.sink), clock: clock, log: log,
                                         events: events, audit: audit, clients: clients,
-                                        externalIDTokens: NativeIDTokenResolvers(apple: nativeApple, google: nativeGoogle))
+                                        externalIDTokens: NativeIDTokenResolvers(apple: nativeApple, google: nativeGoogle),
+                                        providerTokens: providerWiring.revocations)
         let outboundAttempts = metrics.outboundDeliveries
         let branding = configuration.branding ?? .standard(for: configuration.publicURL)
-        let layout = PageLayout(demo: configuration.demo, branding: branding)
+        var languages = Languages(catalogues: Languages.builtIn.catalogues, defaultTag: branding.defaultLanguage)
+        languages.uiLocalesCookie = services.webSessions.cookies.name("ui_locales")
+        services.webSessions.languages = languages
+        services.links.wording = CatalogueMailWording(languages: languages, productName: branding.productName)
+        var layout = PageLayout(demo: configuration.demo, branding: branding)
+        layout.languages = languages
         providers = providerWiring.registry
         providerRevocations = providerWiring.revocations
-        // Admin unlinks and deletions queue Apple's token revocation like the account page does.
-        services.administration.providerTokens = providerWiring.revocations
         self.services = services
         outbound = OutboundDeliveryWorker(database: database, keys: services.keys, webhooks: configuration.webhooks,
                                           transport: outboundTransport ?? URLSessionOutboundTransport(), clock: clock,
@@ -121,20 +126,18 @@ public struct GatehouseApp: Sendable {
         NativeSignInRoute(signIn: nativeGoogle, form: .google, sessions: services.sessions, cookies: services.webSessions.cookies,
                            issuer: services.tokens.issuer, publicOrigin: NativeSignInHTTP.origin(of: configuration.publicURL)).register(into: &router)
         TokenRoutes(tokens: services.tokens, origins: origins, log: log, issued: metrics.tokensIssued).register(into: &router)
-        var admin = AdminRoutes(administration: services.administration, tokens: services.tokens, log: log,
-                                limiter: RateLimiter(store: services.database.rateLimits, clock: services.clock),
-                                limits: configuration.rateLimits.adminAPIPerClient, issuer: configuration.oauth.issuer)
-        admin.secondFactors = services.secondFactors
-        admin.credentials = database.webAuthnCredentials
-        admin.register(into: &router)
-        var authorize = AuthorizeRoutes(parser: AuthorizationRequestParser(registry: services.tokens.registry), authorization: services.authorization,
-                                        reader: pages.reader, layout: pages.layout, keys: services.keys, settings: configuration.oauth,
-                                        audit: services.audit, clock: services.clock)
-        authorize.providerHint = providerWiring.signInHint(context: pages, services: services, publicBase: configuration.oauth.issuer)
+        AdminRoutes(administration: services.administration, tokens: services.tokens, log: log,
+                    limiter: RateLimiter(store: services.database.rateLimits, clock: services.clock),
+                    limits: configuration.rateLimits.adminAPIPerClient, issuer: configuration.oauth.issuer,
+                    secondFactors: services.secondFactors, passkeys: passkeys).register(into: &router)
         let pushed = PushedAuthorizationRequests(store: database.flowStates, registry: services.tokens.registry, clock: services.clock)
-        authorize.pushed = pushed
         PushedAuthorizationRoutes(pushed: pushed, registry: services.tokens.registry, origins: origins, log: log).register(into: &router)
-        authorize.register(into: &router)
+        AuthorizeRoutes(parser: AuthorizationRequestParser(registry: services.tokens.registry), authorization: services.authorization,
+                        decider: AuthorizationDecider(authorization: services.authorization,
+                                                      hints: IDTokenHint(settings: configuration.oauth, keys: services.keys, clock: services.clock)),
+                        reader: pages.reader, layout: pages.layout, settings: configuration.oauth, audit: services.audit, clock: services.clock,
+                        providerHint: providerWiring.signInHint(context: pages, services: services, publicBase: configuration.oauth.issuer),
+                        pushed: pushed).register(into: &router)
         LogoutRoutes(registry: services.tokens.registry, sessions: services.sessions, reader: pages.reader, layout: pages.layout,
                      keys: services.keys, settings: configuration.oauth, audit: services.audit, clock: services.clock)
             .register(into: &router)

@@ -11,7 +11,7 @@ public struct IdentityServices: Sendable {
     public let audit: AuditTrail
     public let sessions: SessionService
     public let accounts: AccountService
-    public let links: EmailLinks
+    public var links: EmailLinks
     public let clock: IdentityClock
     public let keys: SigningKeyRing
     public let tokens: TokenService
@@ -22,13 +22,13 @@ public struct IdentityServices: Sendable {
     /// Bulk account import (`gatehouse user import`).
     public let importer: UserImporter
     /// What operators do to accounts (CLI and admin API).
-    public internal(set) var administration: AccountAdministration
+    public let administration: AccountAdministration
     /// Webhooks and back-channel logout tokens, enqueued for the maintenance job runner.
     public let events: OutboundEvents
     /// Authenticator apps and recovery codes, and the sign-ins waiting for their second step.
     public let secondFactors: SecondFactors
     public let secondSteps: SecondStepChallenges
-    let webSessions: WebSessionReader
+    var webSessions: WebSessionReader
 
     /// Webhooks and back-channel logout tokens to enqueue; made before the audit trail, which feeds it.
     static func makeEvents(configuration: GatehouseConfiguration, database: any GatehouseDatabase, secrets: ServerSecrets,
@@ -61,7 +61,7 @@ public struct IdentityServices: Sendable {
     /// grant's verifier (`externalIDTokens`, the native sign-ins) needs them before the token service exists.
     init(configuration: GatehouseConfiguration, database: any GatehouseDatabase, secrets: ServerSecrets,
          mailer: any Mailer, clock: IdentityClock, log: ServerLog, events: OutboundEvents, audit: AuditTrail, clients: ClientRegistry,
-         externalIDTokens: (any ExternalIDTokenResolver)?) {
+         externalIDTokens: (any ExternalIDTokenResolver)?, providerTokens: ProviderTokenRevocations?) {
         self.database = database
         self.clock = clock
         // The KEK derives from the master secret with a fixed label, so it cannot fail.
@@ -94,7 +94,9 @@ public struct IdentityServices: Sendable {
                               externalIDTokens: externalIDTokens, dpopNonceKey: secrets.derivedKey("dpop-nonce"))
         handoffs = HandoffTokens(store: database.oneTimeTokens, clock: clock, lifetime: configuration.handoffLifetime)
         handoffConfirmations = HandoffConfirmations(store: database.oneTimeTokens, clock: clock)
-        administration = AccountAdministration(database: database, accounts: accounts, sessions: sessions, audit: audit, clock: clock)
+        administration = AccountAdministration(users: database.users, search: database.userSearch, identities: database.externalIdentities,
+                                               auditLog: database.auditLog, accounts: accounts, sessions: sessions, audit: audit,
+                                               clock: clock, providerTokens: providerTokens)
         importer = UserImporter(database: database, audit: audit, clock: clock, subjectSource: configuration.subjectSource,
                                 ownershipClaim: ownershipClaim)
         authorization = AuthorizationService(database: database, settings: configuration.oauth, clock: clock)
@@ -103,16 +105,15 @@ public struct IdentityServices: Sendable {
                                       limiter: RateLimiter(store: database.rateLimits, clock: clock), limits: configuration.rateLimits,
                                       audit: audit, clock: clock, issuer: configuration.passkeys.rpName)
         secondSteps = SecondStepChallenges(store: database.oneTimeTokens, clock: clock)
-        var reader = WebSessionReader(sessions: sessions,
-                                      cookies: CookiePolicy(publicURL: configuration.publicURL,
-                                                            sessionMaxAge: configuration.sessions.absoluteTimeout),
-                                      csrf: CSRFTokens(key: secrets.derivedKey("csrf")))
-        // Cookie values never reach the log: a planted one may be someone's live session.
-        reader.duplicateCookies = { request in
+        webSessions = WebSessionReader(sessions: sessions,
+                                       cookies: CookiePolicy(publicURL: configuration.publicURL,
+                                                             sessionMaxAge: configuration.sessions.absoluteTimeout),
+                                       csrf: CSRFTokens(key: secrets.derivedKey("csrf")),
+                                       duplicateCookies: { request in
+            // Cookie values never reach the log: a planted one may be someone's live session.
             log.info("duplicate session or csrf cookie: treated as signed out",
                      [("request_id", request.requestID), ("ip", request.remoteAddress ?? "")])
-        }
-        webSessions = reader
+        })
     }
 
     /// Start-up work before serving: when the store holds imported bcrypt hashes, every password check does the

@@ -14,6 +14,8 @@ public struct Branding: Sendable {
     /// Provider marks (Apple's logo, Google's "G") by provider id, files the operator obtained from the
     /// provider under its terms; served at `/assets/marks/<id>` beside the button's words.
     public var providerMarks: [String: Logo] = [:]
+    /// The language of pages for a reader who asks for none Gatehouse ships (`branding.default_language`).
+    public var defaultLanguage = "en"
 
     /// A logo: a remote image or a file served from `/assets/logo`.
     public enum Logo: Sendable, Equatable {

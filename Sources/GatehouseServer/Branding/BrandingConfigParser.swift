@@ -11,7 +11,7 @@ import Foundation
 /// File paths are relative to the configuration file. Every check runs at start-up, so a missing file or
 /// a palette that fails WCAG AA stops the server with the key at fault instead of serving a broken page.
 enum BrandingConfigParser {
-    static let knownKeys: Set<String> = ["product_name", "logo", "colors", "extra_css", "support_links", "provider_marks"]
+    static let knownKeys: Set<String> = ["product_name", "logo", "colors", "extra_css", "support_links", "provider_marks", "default_language"]
     static let maximumFileBytes = 512 * 1024
     static let logoTypes = ["svg": "image/svg+xml", "png": "image/png", "jpg": "image/jpeg", "jpeg": "image/jpeg", "webp": "image/webp"]
 
@@ -24,6 +24,13 @@ enum BrandingConfigParser {
                 throw ConfigurationError(key: "branding.product_name", problem: "must be a non-empty string of at most 80 characters")
             }
             branding.productName = name
+        }
+        if let value = values["default_language"] {
+            guard let tag = value as? String, Languages.shippedTags.contains(tag) else {
+                throw ConfigurationError(key: "branding.default_language",
+                                         problem: "must be one of \(Languages.shippedTags.joined(separator: ", "))")
+            }
+            branding.defaultLanguage = tag
         }
         if let value = values["logo"] {
             guard let text = value as? String, !text.isEmpty else {

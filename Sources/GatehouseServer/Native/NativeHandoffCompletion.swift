@@ -64,15 +64,17 @@ struct NativeHandoffCompletion: ProviderCompletion {
                                                    returnTo: returnTo, browserBinding: ticket.flow.browserBinding ?? "", callback: callback,
                                                    link: link)
         let id = try await confirmations.hold(pending)
-        let question = link ? "Link \(ticket.provider.capitalized) to your account in \(app.name)?" : "Continue to \(app.name)?"
+        let t = web.texts
+        let question = link ? t("native.link_question", ["provider": ticket.provider.capitalized, "app": app.name])
+            : t("native.continue_question", ["app": app.name])
         var response = Response.html(layout.render(title: question, body: """
-            <p>You are signed in as <strong>\(userLabel(user))</strong>. \(app.name) will be signed in as you.</p>
-            <p class="muted">Continue only if you just started signing in from \(app.name).</p>
+            <p>\(t.html("native.signed_in_as", ["user": "<strong>\(userLabel(user))</strong>", "app": "\(app.name)"]))</p>
+            <p class="muted">\(t("native.only_if", ["app": app.name]))</p>
             <form method="post" action="/native/confirm" id="native-confirm">
             <input type="hidden" name="csrf_token" value="\(reader.token(for: web))"><input type="hidden" name="confirmation" value="\(id)">
-            <button type="submit" name="decision" value="continue">Continue to \(app.name)</button>
-            <button type="submit" name="decision" value="cancel" class="secondary">Cancel</button></form>
-            """))
+            <button type="submit" name="decision" value="continue">\(t("native.continue", ["app": app.name]))</button>
+            <button type="submit" name="decision" value="cancel" class="secondary">\(t["native.cancel"])</button></form>
+            """, texts: t))
         if let cookie = web.newCSRFCookie { response.setCookie(cookie) }
         response.noStore()
         return response

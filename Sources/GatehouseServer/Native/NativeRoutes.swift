@@ -41,9 +41,10 @@ struct NativeRoutes: Sendable {
         router.post("/native/redeem") { request async throws in try await redeem(request) }
         router.post("/native/confirm") { request async throws in try await confirm(request) }
         router.post("/native/link-ticket") { request async throws in try await linkTicket(request) }
-        router.get("/native/callback") { _ in
+        router.get("/native/callback") { request in
             // A claimed https callback the system did not hand to the app (app not installed) lands here.
-            Response.html(layout.render(title: "Return to the app", body: "<p>Open the app to finish signing in.</p>"))
+            let t = layout.languages.texts(for: request)
+            return Response.html(layout.render(title: t["native.return_title"], body: "<p>\(t["native.return_body"])</p>", texts: t))
         }
         router.get("/native/session", head: .servedByGet) { request async throws in try await status(request) }
         router.post("/native/sign-out") { request async throws in try await signOut(request) }
@@ -62,16 +63,11 @@ struct NativeRoutes: Sendable {
             }
         }
         associations.register(into: &router)
-        for (path, source) in [("/assets/gatehouse-bridge.js", BridgeScripts.bridge),
-                               ("/assets/gatehouse-bridge-stimulus.js", BridgeScripts.stimulus),
-                               ("/assets/gatehouse-turbo.js", TurboAdapterScript.source),
-                               ("/assets/native-start.js", BridgeScripts.autoSubmit)] {
-            let bytes = Array(source.utf8)
-            router.get(path) { _ in
-                var response = Response(status: .ok, headers: ["Content-Type": "text/javascript; charset=utf-8"], body: bytes)
-                response.headers.set("Cache-Control", "public, max-age=300")
-                return response
-            }
+        for (path, bytes) in [("/assets/gatehouse-bridge.js", ScriptAssets.bridge),
+                              ("/assets/gatehouse-bridge-stimulus.js", ScriptAssets.stimulus),
+                              ("/assets/gatehouse-turbo.js", ScriptAssets.turboAdapter),
+                              ("/assets/native-start.js", ScriptAssets.nativeStart)] {
+            ScriptAssets.register(path, bytes, into: &router)
         }
     }
 
@@ -99,12 +95,13 @@ struct NativeRoutes: Sendable {
         if let link { fields.append(("link", link)) }
         let hidden = fields.map { PageLayout.hidden($0.0, $0.1) }.joined()
         let action = "/auth/\(provider)" + (link == nil ? "" : "/link")
-        var response = Response.html(layout.render(title: "Continue to sign in", body: """
-            <p>\(app.name) asked you to \(link == nil ? "sign in" : "link your account") with \(provider.capitalized).</p>
+        let t = web.texts
+        var response = Response.html(layout.render(title: t["native.start_title"], body: """
+            <p>\(t(link == nil ? "native.start_sign_in" : "native.start_link", ["app": app.name, "provider": provider.capitalized]))</p>
             <form method="post" action="\(action)" id="native-start">\(hidden)
-            <button type="submit">Continue with \(provider.capitalized)</button></form>
+            <button type="submit">\(t("native.continue_with", ["provider": provider.capitalized]))</button></form>
             <script type="module" src="/assets/native-start.js"></script>
-            """))
+            """, texts: t))
         if let cookie = web.newCSRFCookie { response.setCookie(cookie) }
         response.noStore()
         return response
@@ -118,14 +115,14 @@ struct NativeRoutes: Sendable {
             throw HTTPError(.badRequest, "Choose Continue or Cancel.")
         }
         guard let pending = try await confirmations.take(form["confirmation"] ?? "") else {
-            return errorPage("This sign-in has expired or was already answered. Start again in the app.", status: .badRequest)
+            return errorPage("This sign-in has expired or was already answered. Start again in the app.", request, status: .badRequest)
         }
         let cookie = request.cookies[reader.cookies.name("flow")]
         guard let cookie, ConstantTime.equals(SHA256.hex(cookie), pending.browserBinding) else {
-            return errorPage("This sign-in was started in another browser. Start again in the app.", status: .forbidden)
+            return errorPage("This sign-in was started in another browser. Start again in the app.", request, status: .forbidden)
         }
         guard let app = try await apps.app(pending.appID) else {
-            return errorPage("This app is no longer registered for signing in.", status: .badRequest)
+            return errorPage("This app is no longer registered for signing in.", request, status: .badRequest)
         }
         guard decisions[0] == "continue" else {
             await audit.record(.signInFailed, userId: pending.userId, context: request.clientContext,
@@ -144,16 +141,17 @@ struct NativeRoutes: Sendable {
     private func redeemPage(_ request: Request) async throws -> Response {
         let web = try await reader.read(request)
         guard let token = request.query["token"], token.utf8.count == 43 else {
-            return errorPage(HandoffTokens.Failure.invalidToken.message, status: .badRequest)
+            return errorPage(HandoffTokens.Failure.invalidToken.message, request, status: .badRequest)
         }
         let app = request.query["app"].map { PageLayout.hidden("app", $0) } ?? .empty
-        var response = Response.html(layout.render(title: "Finishing sign-in", body: """
-            <p id="redeem-working" class="muted">Finishing signing in…</p>
-            <p id="redeem-unbound" class="notice error" role="alert" hidden>This sign-in was not started in this app. Start again from the sign-in screen.</p>
+        let t = web.texts
+        var response = Response.html(layout.render(title: t["native.redeem_title"], body: """
+            <p id="redeem-working" class="muted">\(t["native.redeem_working"])</p>
+            <p id="redeem-unbound" class="notice error" role="alert" hidden>\(t["native.redeem_unbound"])</p>
             <form method="post" action="/native/redeem" data-gatehouse-redeem>
             <input type="hidden" name="csrf_token" value="\(reader.token(for: web))"><input type="hidden" name="token" value="\(token)">\(app)\
-            <input type="hidden" name="verifier" value=""><noscript><p>Signing in from the app needs JavaScript.</p></noscript></form>
-            """))
+            <input type="hidden" name="verifier" value=""><noscript><p>\(t["native.redeem_needs_script"])</p></noscript></form>
+            """, texts: t))
         if let cookie = web.newCSRFCookie { response.setCookie(cookie) }
         response.noStore()
         return response
@@ -162,7 +160,7 @@ struct NativeRoutes: Sendable {
     private func redeem(_ request: Request) async throws -> Response {
         // Browsers send Origin on every POST; the redeem page makes sure it is this origin, not "null".
         guard request.headers["Origin"] == publicOrigin else {
-            return errorPage("This sign-in can only be finished in the app.", status: .forbidden)
+            return errorPage("This sign-in can only be finished in the app.", request, status: .forbidden)
         }
         let (form, web) = try await reader.postedForm(request)
         switch try await completion.complete(token: form["token"] ?? "", verifier: form["verifier"] ?? "", appID: form["app"],
@@ -174,9 +172,9 @@ struct NativeRoutes: Sendable {
         case .linked(let returnTo):
             return NativeHandoffCompletion.redirect(returnTo ?? "/account")
         case .otherAccount:
-            return errorPage("You are signed in to another account here. Sign in again and link from there.", status: .conflict)
+            return errorPage("You are signed in to another account here. Sign in again and link from there.", request, status: .conflict)
         case .refused(let failure):
-            return errorPage(failure.message, status: .badRequest)
+            return errorPage(failure.message, request, status: .badRequest)
         }
     }
 
@@ -253,10 +251,12 @@ struct NativeRoutes: Sendable {
         return response
     }
 
-    private func errorPage(_ message: String, status: HTTPStatus) -> Response {
-        var response = Response.html(layout.render(title: "Sign-in did not complete", body: """
-            \(PageLayout.notice(message))<p>Close this screen and try again.</p>
-            """), status: status)
+    /// `message`: English (a domain failure's), shown in the request's language.
+    private func errorPage(_ message: String, _ request: Request, status: HTTPStatus) -> Response {
+        let t = layout.languages.texts(for: request)
+        var response = Response.html(layout.render(title: t["native.failed_title"], body: """
+            \(PageLayout.notice(t.translating(message)))<p>\(t["native.failed_body"])</p>
+            """, texts: t), status: status)
         response.noStore()
         return response
     }

@@ -9,16 +9,17 @@ import GatehouseStore
 struct AuthorizeRoutes: Sendable {
     let parser: AuthorizationRequestParser
     let authorization: AuthorizationService
+    /// The `prompt`, `max_age` and `id_token_hint` rules, the account's standing and the approval step.
+    let decider: AuthorizationDecider
     let reader: WebSessionReader
     let layout: PageLayout
-    let keys: SigningKeyRing
     let settings: OAuthSettings
     let audit: AuditTrail
     let clock: IdentityClock
     /// `provider=…` on the request: straight to that provider instead of the sign-in page (nil: ignored).
-    var providerHint: ProviderSignInHint?
-    /// Where `request_uri` values from the PAR endpoint are taken from (RFC 9126 §4).
-    var pushed: PushedAuthorizationRequests?
+    let providerHint: ProviderSignInHint?
+    /// Where `request_uri` values from the PAR endpoint are taken from (RFC 9126 §4; nil: no PAR endpoint).
+    let pushed: PushedAuthorizationRequests?
 
     /// The only parameter of a resumed request: the id of a request parked by ``PendingAuthorizations``.
     static let pendingParameter = "gatehouse_pending"
@@ -27,18 +28,15 @@ struct AuthorizeRoutes: Sendable {
     static let decisionField = "decision"
 
     var pending: PendingAuthorizations { authorization.pending }
-    /// The `prompt`, `max_age` and `id_token_hint` rules, the account's standing and the approval step.
-    var decider: AuthorizationDecider {
-        AuthorizationDecider(authorization: authorization, hints: IDTokenHint(settings: settings, keys: keys, clock: clock))
-    }
 
     func register(into router: inout Router) {
         // HEAD is refused (the router's default for deferred handlers): a HEAD must never mint a code.
         router.get("/oauth/authorize") { request async throws in
-            try await authorize(request, parameters: request.query.pairs)
+            carryLanguage(try await authorize(request, parameters: request.query.pairs), request.query.pairs, request)
         }
         router.post("/oauth/authorize") { request async throws in
-            try await authorize(request, parameters: try request.form().pairs)
+            let parameters = try request.form().pairs
+            return carryLanguage(try await authorize(request, parameters: parameters), parameters, request)
         }
         router.post("/oauth/authorize/decision") { request async throws in try await decide(request) }
     }
@@ -50,7 +48,7 @@ struct AuthorizeRoutes: Sendable {
         if incoming.contains(where: { $0.key == Self.pendingParameter }) {
             // Coming back from sign-in: the parked request is the whole request (nothing added on the way).
             guard incoming.count == 1, let parked = try await pending.take(incoming[0].value), parked.sessionIdHash == nil else {
-                return expiredPage()
+                return expiredPage(layout.languages.texts(for: request))
             }
             parameters = parked.parameters
             requestedAt = parked.requestedAt
@@ -61,14 +59,15 @@ struct AuthorizeRoutes: Sendable {
         if let pushed, let uri = incoming.first(where: { $0.key == "request_uri" })?.value,
            uri.hasPrefix(PushedAuthorizationRequests.uriPrefix), !resumed {
             guard let pushedParameters = try await pushed.take(uri, clientID: incoming.first(where: { $0.key == "client_id" })?.value) else {
-                return failurePage(.untrusted("This request_uri is unknown, has expired or was already used; start again from the application."))
+                return failurePage(.untrusted("This request_uri is unknown, has expired or was already used; start again from the application."),
+                                   layout.languages.texts(for: request))
             }
             parameters = pushedParameters
             pushedRequest = true
         }
         let authorizationRequest: AuthorizationRequest
         do { authorizationRequest = try await parser.parse(Self.multimap(parameters)) } catch let failure as AuthorizationFailure {
-            return failurePage(failure)
+            return failurePage(failure, layout.languages.texts(for: request))
         }
         // RFC 8707 §2.1: an API the server does not know is refused before sign-in; the token request names
         // the one the access token is for.
@@ -81,7 +80,9 @@ struct AuthorizeRoutes: Sendable {
             return errorRedirect(.invalidRequest, "This application must push its authorization requests (PAR).", authorizationRequest)
         }
         let hintedProvider: String?
-        do { hintedProvider = try providerHintParameter(parameters, authorizationRequest) } catch { return failurePage(error) }
+        do { hintedProvider = try providerHintParameter(parameters, authorizationRequest) } catch {
+            return failurePage(error, layout.languages.texts(for: request))
+        }
         let web = try await reader.read(request)
         switch try await decider.decide(authorizationRequest, signedIn: web.active, requestedAt: requestedAt, resumed: resumed) {
         case .error(let code, let description):
@@ -103,7 +104,7 @@ struct AuthorizeRoutes: Sendable {
             let id = try await pending.park(PendingAuthorization(parameters: parameters, requestedAt: requestedAt))
             return .redirect(to: "/sign-in/step-up?return_to=" + PercentDecoding.encode(Self.resumePath(pendingID: id)))
         case .unconfirmedEmail(let user):
-            return unconfirmedPage(user)
+            return unconfirmedPage(user, web.texts)
         case .approve(let active):
             return .redirect(to: try await authorization.approve(authorizationRequest, userId: active.user.id,
                                                                  authTime: active.session.createdAt,
@@ -133,7 +134,7 @@ struct AuthorizeRoutes: Sendable {
         }
         let authorizationRequest: AuthorizationRequest
         do { authorizationRequest = try await parser.parse(Self.multimap(parked.parameters)) } catch let failure as AuthorizationFailure {
-            return failurePage(failure)
+            return failurePage(failure, web.texts)
         }
         guard decision == "allow" else {
             await audit.record(.consentDenied, userId: active.user.id, context: request.clientContext,
@@ -193,32 +194,31 @@ struct AuthorizeRoutes: Sendable {
         return value
     }
 
-    private func unconfirmedPage(_ user: User) -> Response {
-        var response = Response.html(layout.render(title: "Confirm your email address first", body: """
-            \(PageLayout.notice("Applications can sign you in once \(user.email) is confirmed."))
-            <p>Open the link we sent to that address, or <a href="/password/forgot">reset your password by email</a>,
-            which confirms it too. Then go back to the application and sign in again.</p>
-            """), status: .forbidden)
+    private func unconfirmedPage(_ user: User, _ t: Texts) -> Response {
+        var response = Response.html(layout.render(title: t["authorize.unconfirmed_title"], body: """
+            \(PageLayout.notice(t("authorize.unconfirmed_notice", ["email": user.email])))
+            <p>\(t.html("authorize.unconfirmed_body", ["reset": #"<a href="/password/forgot">\#(t["authorize.unconfirmed_reset"])</a>"#]))</p>
+            """, texts: t), status: .forbidden)
         response.noStore()
         return response
     }
 
-    private func expiredPage() -> Response {
-        var response = Response.html(layout.render(title: "This sign-in request has expired", body: """
-            \(PageLayout.notice("This sign-in request has expired or was already used."))
-            <p>Go back to the application and start signing in again.</p>
-            """), status: .badRequest)
+    private func expiredPage(_ t: Texts) -> Response {
+        var response = Response.html(layout.render(title: t["authorize.expired_title"], body: """
+            \(PageLayout.notice(t["authorize.expired_notice"]))
+            <p>\(t["authorize.expired_body"])</p>
+            """, texts: t), status: .badRequest)
         response.noStore()
         return response
     }
 
-    private func failurePage(_ failure: AuthorizationFailure) -> Response {
+    private func failurePage(_ failure: AuthorizationFailure, _ t: Texts) -> Response {
         switch failure {
         case .untrusted(let message):
-            var response = Response.html(layout.render(title: "This sign-in link is not valid", body: """
-                \(PageLayout.notice(message))
-                <p>The application that sent you here is not set up correctly, so you were not sent back to it.</p>
-                """), status: .badRequest)
+            var response = Response.html(layout.render(title: t["authorize.invalid_title"], body: """
+                \(PageLayout.notice(t.translating(message)))
+                <p>\(t["authorize.invalid_body"])</p>
+                """, texts: t), status: .badRequest)
             response.noStore()
             return response
         case .redirect(let error, let redirectURI, let state):
@@ -230,49 +230,68 @@ struct AuthorizeRoutes: Sendable {
     /// The form carries the CSRF token, the parked request's id and the clicked button — nothing else.
     private func decisionPage(_ step: AuthorizationService.ApprovalStep, _ request: AuthorizationRequest, pendingID: String,
                               web: WebSession) -> Response {
+        let t = web.texts
         let csrf = reader.token(for: web)
         let email = web.user?.email ?? ""
         let form: HTML = """
             <form method="post" action="/oauth/authorize/decision">
             <input type="hidden" name="csrf_token" value="\(csrf)">
             <input type="hidden" name="\(Self.requestField)" value="\(pendingID)">
-            <button type="submit" name="\(Self.decisionField)" value="allow">\(step == .confirm ? "Continue" : "Allow")</button>
-            <button type="submit" name="\(Self.decisionField)" value="deny" class="secondary">\(step == .confirm ? "Cancel" : "Deny")</button>
+            <button type="submit" name="\(Self.decisionField)" value="allow">\(t[step == .confirm ? "authorize.continue" : "authorize.allow"])</button>
+            <button type="submit" name="\(Self.decisionField)" value="deny" class="secondary">\(t[step == .confirm ? "authorize.cancel" : "authorize.deny"])</button>
             </form>
             """
         let title: String
         let body: HTML
         if step == .confirm {
-            title = "Continue to \(request.client.name)?"
+            title = t("authorize.confirm_title", ["client": request.client.name])
             body = """
-                <p>Continue to <strong>\(request.client.name)</strong> as <strong>\(email)</strong>?</p>
-                <p class="muted">Only continue if you just started signing in to \(request.client.name) yourself. \
-                Another app on this device could be pretending to be it.</p>
+                <p>\(t.html("authorize.confirm_question", ["client": "<strong>\(request.client.name)</strong>", "email": "<strong>\(email)</strong>"]))</p>
+                <p class="muted">\(t("authorize.confirm_warning", ["client": request.client.name]))</p>
                 \(form)
                 """
         } else {
-            let scopes = request.scope.values.map { scope -> HTML in "<li>\(Self.describe(scope: scope))</li>" }.joined()
-            title = "Allow \(request.client.name)?"
+            let scopes = request.scope.values.map { scope -> HTML in "<li>\(Self.describe(scope: scope, t))</li>" }.joined()
+            title = t("authorize.consent_title", ["client": request.client.name])
             body = """
-                <p><strong>\(request.client.name)</strong> wants to use your \(layout.branding.productName) account (\(email)) to:</p>
+                <p>\(t.html("authorize.consent_intro", ["client": "<strong>\(request.client.name)</strong>",
+                                                         "product": "\(layout.branding.productName)", "email": "\(email)"]))</p>
                 <ul id="scopes">\(scopes)</ul>
-                <p class="muted">It will be sent back to \(request.redirectURI). You can withdraw access at any time from your account page.</p>
+                <p class="muted">\(t("authorize.consent_redirect", ["redirect_uri": request.redirectURI]))</p>
                 \(form)
                 """
         }
-        var response = Response.html(layout.render(title: title, body: body, signedIn: true, csrf: csrf))
+        var response = Response.html(layout.render(title: title, body: body, texts: t, signedIn: true, csrf: csrf))
         response.noStore()
         return response
     }
 
-    static func describe(scope: String) -> String {
+    static func describe(scope: String, _ t: Texts) -> String {
         switch scope {
-        case Scope.openID: "know who you are"
-        case Scope.profile: "see your name"
-        case Scope.email: "see your email address"
-        case Scope.offlineAccess: "stay signed in when you are not using it"
-        default: "use \(scope)"
+        case Scope.openID: t["scope.openid"]
+        case Scope.profile: t["scope.profile"]
+        case Scope.email: t["scope.email"]
+        case Scope.offlineAccess: t["scope.offline_access"]
+        default: t("scope.other", ["scope": scope])
         }
+    }
+
+    /// `ui_locales` (OIDC Core §3.1.2.1) kept for the rest of the flow: the sign-in, sign-up and consent pages
+    /// that follow are in that language (below a signed-in user's saved choice). A new request without it
+    /// forgets the last one's; a resumed request (the parked one's id only) leaves it as it is.
+    func carryLanguage(_ response: Response, _ parameters: [(key: String, value: String)], _ request: Request) -> Response {
+        guard !parameters.contains(where: { $0.key == Self.pendingParameter }) else { return response }
+        let name = layout.languages.uiLocalesCookie
+        var response = response
+        let requested = parameters.first { $0.key == "ui_locales" }?.value.prefix(256)
+            .split(separator: " ").lazy.compactMap { layout.languages.match(String($0)) }.first
+        if let tag = requested, let cookie = try? SetCookie(name: name, value: tag, path: reader.cookies.path,
+                                                              secure: reader.cookies.secure, httpOnly: true, sameSite: .lax) {
+            response.setCookie(cookie)
+        } else if request.cookies[name] != nil, let clear = try? SetCookie.expiring(name, path: reader.cookies.path, secure: reader.cookies.secure) {
+            response.setCookie(clear)
+        }
+        return response
     }
 
     static func multimap(_ pairs: [(key: String, value: String)]) -> [String: [String]] {

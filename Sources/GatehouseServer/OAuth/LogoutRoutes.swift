@@ -61,12 +61,13 @@ struct LogoutRoutes: Sendable {
     private func confirmationPage(_ parameters: URLEncodedForm, web: WebSession) -> Response {
         let hidden = parameters.pairs.filter { ["id_token_hint", "post_logout_redirect_uri", "state", "client_id"].contains($0.key) }
             .map { PageLayout.hidden($0.key, $0.value) }.joined()
-        var response = Response.html(layout.render(title: "Sign out?", body: """
-            <p>An application asked to sign you out of \(layout.branding.productName) (\(web.user?.email ?? "")).</p>
+        let t = web.texts
+        var response = Response.html(layout.render(title: t["logout.title"], body: """
+            <p>\(t("logout.question", ["product": layout.branding.productName, "email": web.user?.email ?? ""]))</p>
             <form method="post" action="/oauth/logout"><input type="hidden" name="csrf_token" value="\(reader.token(for: web))">\(hidden)
-            <input type="hidden" name="confirm" value="yes"><button type="submit">Sign out</button></form>
-            <p><a href="/account">Stay signed in</a></p>
-            """, signedIn: true, csrf: reader.token(for: web)))
+            <input type="hidden" name="confirm" value="yes"><button type="submit">\(t["layout.nav.sign_out"])</button></form>
+            <p><a href="/account">\(t["logout.stay"])</a></p>
+            """, texts: t, signedIn: true, csrf: reader.token(for: web)))
         response.noStore()
         return response
     }

@@ -7,23 +7,24 @@ struct PageLayout: Sendable {
     /// The product's name, logo, palette and links: the page says whose sign-in it is.
     var branding = Branding(productName: "Sign in")
 
-    func render(title: String, body: HTML, signedIn: Bool = false, csrf: String? = nil) -> HTML {
-        let banner: HTML = demo
-            ? #"<div class="demo-banner" role="status">Demo mode: providers are simulated and data is for testing only.</div>"#
-            : .empty
+    /// Chooses the language of pages rendered without a ``WebSession`` (errors, native and OAuth pages).
+    var languages: Languages = .builtIn
+
+    func render(title: String, body: HTML, texts t: Texts, signedIn: Bool = false, csrf: String? = nil) -> HTML {
+        let banner: HTML = demo ? #"<div class="demo-banner" role="status">\#(t["layout.demo_banner"])</div>"# : .empty
         let nav: HTML
         if signedIn, let csrf {
             nav = """
-                <nav><a href="/account">Account</a>
+                <nav><a href="/account">\(t["layout.nav.account"])</a>
                 <form method="post" action="/sign-out" class="inline"><input type="hidden" name="csrf_token" value="\(csrf)">
-                <button type="submit" class="link">Sign out</button></form></nav>
+                <button type="submit" class="link">\(t["layout.nav.sign_out"])</button></form></nav>
                 """
         } else {
-            nav = #"<nav><a href="/sign-in">Sign in</a> <a href="/sign-up">Create account</a></nav>"#
+            nav = #"<nav><a href="/sign-in">\#(t["layout.nav.sign_in"])</a> <a href="/sign-up">\#(t["layout.nav.sign_up"])</a></nav>"#
         }
         return """
             <!doctype html>
-            <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+            <html lang="\(t.tag)" dir="\(t.direction)"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
             <title>\(title) · \(branding.productName)</title><link rel="stylesheet" href="/assets/gatehouse.css">\(extraStylesheet)<meta name="gatehouse-page" content="1">
             <script src="/assets/gatehouse-turbo.js"></script><script src="/assets/gatehouse-bridge.js"></script></head>
             <body>\(banner)<header>\(brandMark)\(nav)</header>

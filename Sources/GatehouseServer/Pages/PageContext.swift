@@ -27,7 +27,7 @@ struct PageContext: Sendable {
     func page(_ title: String, _ body: HTML, web: WebSession, status: HTTPStatus = .ok, csrfToken: String? = nil) -> Response {
         // Only the signed-in layout carries a token (its sign-out form).
         let signedIn = web.user != nil
-        var response = Response.html(layout.render(title: title, body: body, signedIn: signedIn,
+        var response = Response.html(layout.render(title: title, body: body, texts: web.texts, signedIn: signedIn,
                                                    csrf: signedIn ? csrfToken ?? reader.token(for: web) : nil), status: status)
         if let cookie = web.newCSRFCookie { response.setCookie(cookie) }
         response.noStore()

@@ -16,10 +16,12 @@ struct PageErrorRenderer {
         if request.prefersJSON || request.path.hasPrefix("/native/") {
             return DefaultErrorRenderer.render(error, request)
         }
-        var response = Response.html(layout.render(title: error.status.reasonPhrase, body: """
-            \(PageLayout.notice(error.publicMessage))
-            <p><a href="/">Back to \(layout.branding.productName)</a></p><p class="muted">Request \(request.requestID)</p>
-            """), status: error.status)
+        let t = layout.languages.texts(for: request)
+        let title = t.catalogue.messages["status.\(error.status.code)"] ?? t.translating(error.status.reasonPhrase)
+        var response = Response.html(layout.render(title: title, body: """
+            \(PageLayout.notice(t.translating(error.publicMessage)))
+            <p><a href="/">\(t("error_page.back", ["product": layout.branding.productName]))</a></p><p class="muted">\(t("error_page.request", ["id": request.requestID]))</p>
+            """, texts: t), status: error.status)
         for (name, value) in error.headers { response.headers.set(name, value) }
         response.noStore()
         return response

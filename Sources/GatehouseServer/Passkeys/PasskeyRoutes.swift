@@ -19,12 +19,7 @@ struct PasskeyRoutes: Sendable {
     static let reauthPath = "/sign-in?reauth=1&return_to=%2Faccount"
 
     func register(into router: inout Router) {
-        let script = Array(PasskeyScript.source.utf8)
-        router.get("/assets/gatehouse-passkeys.js") { _ in
-            var response = Response(status: .ok, headers: ["Content-Type": "text/javascript; charset=utf-8"], body: script)
-            response.headers.set("Cache-Control", "public, max-age=300")
-            return response
-        }
+        ScriptAssets.register("/assets/gatehouse-passkeys.js", ScriptAssets.passkeys, into: &router)
         router.post("/passkeys/sign-in/options") { request async throws in
             try await json {
                 let (_, web) = try await reader.postedForm(request)
@@ -98,7 +93,7 @@ struct PasskeyRoutes: Sendable {
             case .notFound:
                 throw HTTPError(.notFound, "There is no such passkey on your account.")
             case .lastMethod:
-                return try await context.accountPage(web: web, active: active, error: AccountError.lastSignInMethod.message, status: .conflict)
+                return try await context.accountPage(web: web, active: active, error: AccountError.lastSignInMethod.text(web.texts), status: .conflict)
             case .deleted:
                 await context.audit.record(.passkeyRemoved, userId: active.user.id, context: request.clientContext,
                                            details: ["credential": Base64URL.encode(id)])

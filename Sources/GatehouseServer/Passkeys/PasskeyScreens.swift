@@ -9,11 +9,11 @@ enum PasskeyScreens {
     static let script: HTML = #"<script src="/assets/gatehouse-passkeys.js" defer></script>"#
 
     /// The "Sign in with a passkey" block; the email field beside it carries `autocomplete="username webauthn"`.
-    static func signInButton(csrf: String, returnTo: String?) -> HTML {
+    static func signInButton(csrf: String, returnTo: String?, texts t: Texts) -> HTML {
         """
         <section id="passkey-sign-in" data-passkey hidden data-options-url="/passkeys/sign-in/options" data-finish-url="/passkeys/sign-in" data-return-to="\(returnTo ?? "")">
         \(PageLayout.hidden("csrf_token", csrf))
-        <button type="button" id="passkey-sign-in-button" class="secondary">Sign in with a passkey</button>
+        <button type="button" id="passkey-sign-in-button" class="secondary">\(t["passkeys.sign_in"])</button>
         <p class="notice error" role="alert" data-passkey-error hidden></p>
         </section>
         \(script)
@@ -21,29 +21,29 @@ enum PasskeyScreens {
     }
 
     /// The account page's "Passkeys" section.
-    static func accountSection(_ credentials: [WebAuthnCredential], csrf: HTML) -> HTML {
+    static func accountSection(_ credentials: [WebAuthnCredential], csrf: HTML, texts t: Texts) -> HTML {
         let rows = credentials.map { credential -> HTML in
             let id = Base64URL.encode(credential.credentialID)
-            let lastUsed = credential.lastUsedAt.map { "last used \(PageContext.format($0))" } ?? "never used"
-            let kind = credential.backedUp ? "synced" : credential.backupEligible ? "can be synced" : "on this device only"
+            let lastUsed = credential.lastUsedAt.map { t.html("passkeys.last_used", ["time": PageContext.time($0, t)]) } ?? "\(t["passkeys.never_used"])"
+            let kind = t[credential.backedUp ? "passkeys.synced" : credential.backupEligible ? "passkeys.syncable" : "passkeys.device_only"]
             return """
                 <tr data-passkey-id="\(id)"><td><strong>\(credential.name)</strong><br>
-                <span class="muted">added \(PageContext.format(credential.createdAt)) · \(lastUsed) · \(kind)</span></td>
+                <span class="muted">\(t.html("passkeys.added", ["time": PageContext.time(credential.createdAt, t)])) · \(lastUsed) · \(kind)</span></td>
                 <td><form method="post" action="/account/passkeys/\(id)/rename">\(csrf)
-                <input id="rename-\(id)" name="name" maxlength="64" required value="\(credential.name)" aria-label="New name for \(credential.name)">
-                <button type="submit" class="secondary">Rename</button></form>
+                <input id="rename-\(id)" name="name" maxlength="64" required value="\(credential.name)" aria-label="\(t("passkeys.rename_label", ["name": credential.name]))">
+                <button type="submit" class="secondary">\(t["passkeys.rename"])</button></form>
                 <form method="post" action="/account/passkeys/\(id)/delete">\(csrf)
-                <button type="submit" class="secondary" aria-label="Remove \(credential.name)">Remove</button></form></td></tr>
+                <button type="submit" class="secondary" aria-label="\(t("passkeys.remove_label", ["name": credential.name]))">\(t["passkeys.remove"])</button></form></td></tr>
                 """
         }
-        let list: HTML = credentials.isEmpty ? #"<p class="muted" id="no-passkeys">No passkeys yet.</p>"#
+        let list: HTML = credentials.isEmpty ? #"<p class="muted" id="no-passkeys">\#(t["passkeys.none"])</p>"#
             : #"<table id="passkeys">"# + rows.joined(separator: "\n") + "</table>"
         return """
-            <h2>Passkeys</h2>
+            <h2>\(t["passkeys.title"])</h2>
             \(list)
             <form id="passkey-add" data-passkey hidden method="post" action="/account/passkeys" data-options-url="/account/passkeys/options">\(csrf)
-            <label for="passkey-name">Name for the new passkey</label><input id="passkey-name" name="name" maxlength="64" value="Passkey">
-            <button type="submit">Add a passkey</button>
+            <label for="passkey-name">\(t["passkeys.new_name"])</label><input id="passkey-name" name="name" maxlength="64" value="\(t["passkeys.default_name"])">
+            <button type="submit">\(t["passkeys.add"])</button>
             <p class="notice error" role="alert" data-passkey-error hidden></p></form>
             \(script)
             """

@@ -2,9 +2,8 @@ import Foundation
 import GatehouseCrypto
 import GatehouseIdentity
 import GatehouseProviders
-import GatehouseStore
 
-/// Flow state for upstream sign-ins, server-side in `database.flowStates` keyed by the SHA-256 of an
+/// Flow state for upstream sign-ins, server-side in Identity's `SingleUseStates` keyed by the SHA-256 of an
 /// unguessable value: the `state` while at the provider (≤ 10 minutes), then a finish `ticket` (≤ 2
 /// minutes) that carries the verified profile to the first-party finish step. Both are single-use.
 struct ProviderFlowStore: Sendable {
@@ -41,48 +40,35 @@ struct ProviderFlowStore: Sendable {
         }
     }
 
-    let store: any FlowStateStore
-    let clock: IdentityClock
+    let states: SingleUseStates
     let sealing: KeyEncryptionKey
 
     /// Stores `flow` and returns its `state`.
     func start(_ flow: ProviderFlow) async throws -> String {
-        let state = SecureRandom.token(byteCount: 32)
-        let now = clock.now()
-        try await store.create(FlowState(stateHash: Self.hash(state), createdAt: now, expiresAt: now.addingTimeInterval(Self.flowLifetime),
-                                         payload: flow.encoded()))
-        return state
+        try await states.put(flow.encoded(), lifetime: Self.flowLifetime)
     }
 
     /// The flow for `state`, removed so it cannot be used twice; nil when unknown, used or expired.
     func consume(state: String) async throws -> ProviderFlow? {
-        guard !state.isEmpty, state.utf8.count <= 256,
-              let row = try await store.consume(stateHash: Self.hash(state), now: clock.now()) else { return nil }
-        return ProviderFlow.decode(row.payload)
+        guard let payload = try await states.take(state) else { return nil }
+        return ProviderFlow.decode(payload)
     }
 
     func issueTicket(flow: ProviderFlow, profile: ExternalProfile) async throws -> String {
-        let ticket = SecureRandom.token(byteCount: 32)
         let sealed = try profile.refreshToken.map { try sealing.seal(Array($0.utf8), keyID: Self.tokenLabel(profile)) }
         let payload = Ticket(flow: flow, provider: profile.provider, subject: profile.subject, email: profile.email,
                              emailVerified: profile.emailVerified, isPrivateRelay: profile.isPrivateRelay, name: profile.name,
                              sealedRefreshToken: sealed)
-        let now = clock.now()
-        try await store.create(FlowState(stateHash: Self.hash(ticket), createdAt: now, expiresAt: now.addingTimeInterval(Self.ticketLifetime),
-                                         payload: String(decoding: try JSONEncoder().encode(payload), as: UTF8.self)))
-        return ticket
+        return try await states.put(String(decoding: try JSONEncoder().encode(payload), as: UTF8.self), lifetime: Self.ticketLifetime)
     }
 
     func redeemTicket(_ ticket: String) async throws -> Ticket? {
-        guard !ticket.isEmpty, ticket.utf8.count <= 256,
-              let row = try await store.consume(stateHash: Self.hash(ticket), now: clock.now()) else { return nil }
-        guard let decoded = try? JSONDecoder().decode(Ticket.self, from: Data(row.payload.utf8)), decoded.kind == "provider-finish" else { return nil }
+        guard let payload = try await states.take(ticket) else { return nil }
+        guard let decoded = try? JSONDecoder().decode(Ticket.self, from: Data(payload.utf8)), decoded.kind == "provider-finish" else { return nil }
         return decoded
     }
 
     /// Associated data for a sealed provider token: binds it to its identity, so it cannot be moved to another row.
     static func tokenLabel(_ profile: ExternalProfile) -> String { tokenLabel(provider: profile.provider, subject: profile.subject) }
     static func tokenLabel(provider: String, subject: String) -> String { ProviderTokenSealing.label(provider: provider, subject: subject) }
-
-    static func hash(_ value: String) -> TokenHash { TokenHash(SHA256.hash(value)) }
 }

@@ -17,24 +17,24 @@ struct ProviderPages: Sendable {
     func label(_ provider: String) -> String { buttons.first { $0.id == provider }?.label ?? provider }
 
     /// One plain POST form per provider (no JavaScript), carrying the CSRF token and `return_to`.
-    func signInButtons(csrf: String, returnTo: String?) -> HTML {
+    func signInButtons(csrf: String, returnTo: String?, texts t: Texts) -> HTML {
         guard !buttons.isEmpty else { return .empty }
         let forms = buttons.map { button -> HTML in
             """
             <form method="post" action="/auth/\(button.id)" class="provider"><input type="hidden" name="csrf_token" value="\(csrf)">\
             \(returnTo.map { PageLayout.hidden("return_to", $0) } ?? .empty)\
-            <button type="submit" class="provider-button provider-\(button.id)">Sign in with \(button.label)</button></form>
+            <button type="submit" class="provider-button provider-\(button.id)">\(t("providers.sign_in_with", ["provider": button.label]))</button></form>
             """
         }
-        return #"<div id="providers"><p class="muted">or</p>"# + forms.joined(separator: "\n") + "</div>"
+        return #"<div id="providers"><p class="muted">\#(t["providers.or"])</p>"# + forms.joined(separator: "\n") + "</div>"
     }
 
     /// The list items of "Sign-in methods" and the link forms for providers not linked yet, from the
     /// user's linked `identities` (read with the rest of the account page); none shown without providers.
-    func methods(user: User, identities linked: [ExternalIdentity], csrf: String) -> (items: HTML, linkForms: HTML) {
+    func methods(user: User, identities linked: [ExternalIdentity], csrf: String, texts t: Texts) -> (items: HTML, linkForms: HTML) {
         let identities = enabled ? linked : []
         let count = identities.count + (user.passwordHash != nil ? 1 : 0)
-        var items: HTML = user.passwordHash != nil ? "<li>Password</li>" : .empty
+        var items: HTML = user.passwordHash != nil ? "<li>\(t["field.password"])</li>" : .empty
         let token = PageLayout.hidden("csrf_token", csrf)
         for identity in identities {
             let detail: HTML = identity.email.map { " · \($0)" } ?? .empty
@@ -42,7 +42,7 @@ struct ProviderPages: Sendable {
             let unlink: HTML = count > 1 ? """
                 <form method="post" action="/account/identities/unlink" class="inline">\(token)\
                 <input type="hidden" name="provider" value="\(identity.provider)"><input type="hidden" name="subject" value="\(identity.subject)">\
-                <button type="submit" class="link">Remove</button></form>
+                <button type="submit" class="link">\(t["providers.remove"])</button></form>
                 """ : .empty
             items += "<li data-provider=\"\(identity.provider)\">\(label(identity.provider))<span class=\"muted\">\(detail)</span> \(unlink)</li>"
         }
@@ -50,7 +50,7 @@ struct ProviderPages: Sendable {
         let forms = buttons.filter { !linked.contains($0.id) }.map { button -> HTML in
             """
             <form method="post" action="/auth/\(button.id)/link" class="provider">\(token)\
-            <button type="submit" class="secondary">Link \(button.label)</button></form>
+            <button type="submit" class="secondary">\(t("providers.link", ["provider": button.label]))</button></form>
             """
         }.joined(separator: "\n")
         return (items, forms)

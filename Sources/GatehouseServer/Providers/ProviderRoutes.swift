@@ -76,7 +76,7 @@ struct ProviderRoutes: Sendable {
                     return .redirect(to: "/sign-in?reauth=1&return_to=" + PercentDecoding.encode("/account"))
                 }
                 do { try AccountStanding.requireLinking(active.user) } catch {
-                    return try await context.accountPage(web: web, active: active, error: error.message, status: context.status(for: error))
+                    return try await context.accountPage(web: web, active: active, error: error.text(web.texts), status: context.status(for: error))
                 }
                 intent = .link(userId: active.user.id)
             }
@@ -159,7 +159,7 @@ struct ProviderRoutes: Sendable {
             }
             return .redirect(to: "/account?notice=identity-linked")
         case .refused(let refusal, let userId, let email):
-            let message = refusal.message(label: context.providers.label(provider.id), email: email)
+            let message = refusal.text(label: context.providers.label(provider.id), email: email, web.texts)
             let reason = refusal.reason
             await context.audit.record(.providerSignInFailed, userId: userId, context: request.clientContext,
                                      details: ["provider": provider.id, "reason": reason])
@@ -182,7 +182,7 @@ struct ProviderRoutes: Sendable {
         case .unlinked:
             return .redirect(to: "/account?notice=identity-unlinked")
         case .lastMethod:
-            return try await context.accountPage(web: web, active: active, error: "This is your only way to sign in, so it cannot be removed. Add another method first.",
+            return try await context.accountPage(web: web, active: active, error: web.texts["error.only_method"],
                                                  status: .conflict)
         case .notLinked:
             throw HTTPError(.notFound, "That sign-in method is not linked to your account.")
@@ -198,14 +198,14 @@ struct ProviderRoutes: Sendable {
                                  details: ["provider": provider, "reason": error.auditReason])
         // A native flow reports back to the app (which closes the system browser and shows the message).
         if let flow, let completion = completions[flow.platform],
-           let response = await completion.fail(reason: error.auditReason, message: error.userMessage, flow: flow) {
+           let response = await completion.fail(reason: error.auditReason, message: web.texts.translating(error.userMessage), flow: flow) {
             return response
         }
         let status: HTTPStatus = switch error {
         case .unavailable, .timedOut, .misconfigured: .serviceUnavailable
         default: .badRequest
         }
-        return context.signInPage(web: web, email: "", returnTo: returnTo, error: error.userMessage, status: status)
+        return context.signInPage(web: web, email: "", returnTo: returnTo, error: web.texts.translating(error.userMessage), status: status)
     }
 
     static func providerError(_ error: any Error) -> ProviderError {

@@ -53,7 +53,7 @@ struct ProviderWiring: Sendable {
         let sealing = try! KeyEncryptionKey(bytes: secrets.derivedKey("provider-tokens"))
         revocations = ProviderTokenRevocations(database: database, revoker: RegistryTokenRevoker(registry: registry),
                                                sealing: sealing, clock: clock, audit: audit)
-        flows = ProviderFlowStore(store: database.flowStates, clock: clock, sealing: sealing)
+        flows = ProviderFlowStore(states: SingleUseStates(store: database.flowStates, clock: clock), sealing: sealing)
         let simulated = simulator != nil
         pages = ProviderPages(buttons: registry.providers.map { ($0.id, $0.displayName + (simulated ? " (simulated)" : "")) },
                               enabled: true, revocations: revocations)

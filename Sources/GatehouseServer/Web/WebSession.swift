@@ -12,6 +12,8 @@ struct WebSession: Sendable {
     let csrfBinding: String
     /// A pre-session CSRF cookie to set, when the request had none.
     let newCSRFCookie: SetCookie?
+    /// The page's messages in the reader's language (``Languages``).
+    let texts: Texts
 
     var user: User? { active?.user }
 }
@@ -22,12 +24,22 @@ struct WebSessionReader: Sendable {
     let cookies: CookiePolicy
     let csrf: CSRFTokens
     /// Told of requests carrying a Gatehouse cookie twice (the request's id; never the values).
-    var duplicateCookies: @Sendable (Request) -> Void = { _ in }
+    let duplicateCookies: @Sendable (Request) -> Void
+    /// Chooses each page's language.
+    var languages: Languages = .builtIn
+
+    /// The reader's texts: their saved choice, else what the request asks for.
+    func texts(_ request: Request, _ user: User?) -> Texts {
+        var texts = languages.texts(for: request, saved: user?.language)
+        texts.timeZone = user?.timeZone
+        return texts
+    }
 
     func read(_ request: Request) async throws -> WebSession {
-        if hasDuplicateCookies(request) { return fresh() }
+        if hasDuplicateCookies(request) { return fresh(request) }
         if let token = request.cookies.only(cookies.sessionCookie), let active = try await sessions.resolve(token: token) {
-            return WebSession(active: active, token: token, csrfBinding: "s:" + active.session.idHash.hex, newCSRFCookie: nil)
+            return WebSession(active: active, token: token, csrfBinding: "s:" + active.session.idHash.hex, newCSRFCookie: nil,
+                              texts: texts(request, active.user))
         }
         return signedOut(request)
     }
@@ -35,24 +47,26 @@ struct WebSessionReader: Sendable {
     /// The web state of a request without a valid session: bound to its pre-session CSRF cookie, or a fresh one.
     private func signedOut(_ request: Request) -> WebSession {
         if let existing = request.cookies.only(cookies.csrfCookie), existing.utf8.count == 43 {
-            return WebSession(active: nil, token: nil, csrfBinding: "p:" + existing, newCSRFCookie: nil)
+            return WebSession(active: nil, token: nil, csrfBinding: "p:" + existing, newCSRFCookie: nil,
+                              texts: texts(request, nil))
         }
-        return fresh()
+        return fresh(request)
     }
 
     /// Signed out, bound to a new pre-session CSRF cookie: no form posted with this request's cookies passes.
-    private func fresh() -> WebSession {
+    private func fresh(_ request: Request) -> WebSession {
         let fresh = SecureRandom.token(byteCount: 32)
-        return WebSession(active: nil, token: nil, csrfBinding: "p:" + fresh, newCSRFCookie: cookies.csrfCookie(value: fresh))
+        return WebSession(active: nil, token: nil, csrfBinding: "p:" + fresh, newCSRFCookie: cookies.csrfCookie(value: fresh),
+                          texts: texts(request, nil))
     }
 
     /// ``read(_:)`` for the account page: a signed-in request also gets the page's lists, read with the
     /// session in one trip to the database. Without a valid session, exactly `read`.
     func readWithOverview(_ request: Request) async throws -> (web: WebSession, overview: AccountOverview?) {
-        if hasDuplicateCookies(request) { return (fresh(), nil) }
+        if hasDuplicateCookies(request) { return (fresh(request), nil) }
         if let token = request.cookies.only(cookies.sessionCookie), let resolved = try await sessions.resolveWithOverview(token: token) {
             return (WebSession(active: resolved.active, token: token, csrfBinding: "s:" + resolved.active.session.idHash.hex,
-                               newCSRFCookie: nil), resolved.overview)
+                               newCSRFCookie: nil, texts: texts(request, resolved.active.user)), resolved.overview)
         }
         return (signedOut(request), nil)   // the session was looked up already: not a second time
     }

@@ -42,6 +42,7 @@ public enum StoreSchema {
         Version(number: 30, name: "webauthn_challenges"),
         Version(number: 31, name: "totp_factors"),
         Version(number: 32, name: "recovery_codes"),
+        Version(number: 33, name: "users_language_and_time_zone"),
     ]
 
     /// The version this build expects after `migrate()`.

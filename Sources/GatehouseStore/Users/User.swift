@@ -14,9 +14,14 @@ public struct User: Sendable, Equatable {
     public var disabled: Bool
     public var createdAt: Date
     public var updatedAt: Date
+    /// The language the user chose for pages and mails (a BCP 47 tag such as `de`); nil: none chosen.
+    public var language: String?
+    /// The IANA time zone the user chose for times on pages (`Europe/Berlin`); nil: UTC.
+    public var timeZone: String?
 
     public init(id: String, email: String, displayName: String? = nil, passwordHash: String? = nil,
-                emailVerified: Bool = false, disabled: Bool = false, createdAt: Date, updatedAt: Date? = nil) {
+                emailVerified: Bool = false, disabled: Bool = false, createdAt: Date, updatedAt: Date? = nil,
+                language: String? = nil, timeZone: String? = nil) {
         self.id = id
         self.email = email
         self.displayName = displayName
@@ -25,6 +30,8 @@ public struct User: Sendable, Equatable {
         self.disabled = disabled
         self.createdAt = createdAt
         self.updatedAt = updatedAt ?? createdAt
+        self.language = language
+        self.timeZone = timeZone
     }
 }
 
@@ -36,4 +43,6 @@ public enum UserChange: Sendable, Equatable {
     case passwordHash(String?)
     case emailVerified(Bool)
     case disabled(Bool)
+    case language(String?)
+    case timeZone(String?)
 }

@@ -30,6 +30,25 @@ struct UserStoreTests {
     }
 
     @Test(arguments: StoreBackends.all)
+    func languageAndTimeZoneAreSavedAndCleared(_ backend: StoreBackend) async throws {
+        try await withDatabase(backend) { db in
+            try await db.users.create(.fixture("u1"))
+            #expect(try await db.users.find(id: "u1")?.language == nil)
+            let chosen = try await db.users.update(id: "u1", [.language("ar"), .timeZone("Asia/Tokyo")], at: TestTime.at(60))
+            #expect(chosen.language == "ar" && chosen.timeZone == "Asia/Tokyo")
+            #expect(try await db.users.find(id: "u1") == chosen)
+            // One field alone: the other keeps its value.
+            let cleared = try await db.users.update(id: "u1", [.timeZone(nil)], at: TestTime.at(61))
+            #expect(cleared.language == "ar" && cleared.timeZone == nil)
+            // A user created with a choice (a sign-up in a language) reads back with it.
+            var withChoice = User.fixture("u2", email: "u2@example.test")
+            withChoice.language = "ja"
+            try await db.users.create(withChoice)
+            #expect(try await db.users.find(email: "u2@example.test")?.language == "ja")
+        }
+    }
+
+    @Test(arguments: StoreBackends.all)
     func duplicateEmailOrIdConflicts(_ backend: StoreBackend) async throws {
         try await withDatabase(backend) { db in
             try await db.users.create(.fixture("u1", email: "same@example.test"))

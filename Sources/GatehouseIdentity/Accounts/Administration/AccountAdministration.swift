@@ -4,18 +4,26 @@ import GatehouseStore
 /// What administrators do to accounts, shared by the `gatehouse user|session|audit` commands and
 /// the admin API (`/admin/v1/`), so both follow the same rules and leave the same audit trail.
 public struct AccountAdministration: Sendable {
-    let database: any GatehouseDatabase
+    let users: any UserStore
+    let search: any UserSearchStore
+    let identities: any ExternalIdentityStore
+    let auditLog: any AuditLogStore
     let accounts: AccountService
     let sessions: SessionService
     let audit: AuditTrail
     let clock: IdentityClock
-    /// Queues the revocation of provider tokens (Apple's) that an unlink or a deletion leaves behind;
-    /// the server sets it to its provider revocation queue (nil: no provider revokes).
-    public var providerTokens: ProviderTokenRevocations?
+    /// Queues the revocation of provider tokens (Apple's) that an unlink or a deletion leaves behind
+    /// (nil: no provider revokes).
+    let providerTokens: ProviderTokenRevocations?
 
-    public init(database: any GatehouseDatabase, accounts: AccountService, sessions: SessionService, audit: AuditTrail,
-                clock: IdentityClock) {
-        self.database = database; self.accounts = accounts; self.sessions = sessions; self.audit = audit; self.clock = clock
+    /// - Parameter providerTokens: the server's provider revocation queue, so admin unlinks and deletions
+    ///   revoke Apple's tokens as the account page does (nil: no provider revokes).
+    public init(users: any UserStore, search: any UserSearchStore, identities: any ExternalIdentityStore, auditLog: any AuditLogStore,
+                accounts: AccountService, sessions: SessionService, audit: AuditTrail, clock: IdentityClock,
+                providerTokens: ProviderTokenRevocations?) {
+        self.users = users; self.search = search; self.identities = identities; self.auditLog = auditLog
+        self.accounts = accounts; self.sessions = sessions; self.audit = audit; self.clock = clock
+        self.providerTokens = providerTokens
     }
 
     /// One change to an account's profile.
@@ -30,16 +38,16 @@ public struct AccountAdministration: Sendable {
 
     /// Accounts whose email contains `query`, in creation order.
     public func list(query: String?, cursor: String?, limit: Int) async throws -> Page<User> {
-        try await database.userSearch.search(emailContaining: query, after: cursor, limit: limit)
+        try await search.search(emailContaining: query, after: cursor, limit: limit)
     }
 
     public func user(id: String) async throws -> User {
-        guard let user = try await database.users.find(id: id) else { throw AccountError.notFound }
+        guard let user = try await users.find(id: id) else { throw AccountError.notFound }
         return user
     }
 
     public func user(email: String) async throws -> User {
-        guard let address = EmailAddress(email), let user = try await database.users.find(email: address.value) else {
+        guard let address = EmailAddress(email), let user = try await users.find(email: address.value) else {
             throw AccountError.notFound
         }
         return user
@@ -62,7 +70,7 @@ public struct AccountAdministration: Sendable {
         if let verified = change.emailVerified { changes.append(.emailVerified(verified)) }
         guard !changes.isEmpty else { return try await user(id: id) }
         do {
-            let updated = try await database.users.update(id: id, changes, at: clock.now())
+            let updated = try await users.update(id: id, changes, at: clock.now())
             await audit.record(.accountUpdated, userId: id, context: .unknown, details: ["by": actor])
             return updated
         } catch let error as StoreError where error.kind == .conflict {
@@ -82,7 +90,7 @@ public struct AccountAdministration: Sendable {
     /// Deletes an account, its sessions and sign-in methods (the audit log stays).
     public func delete(id: String) async throws {
         // Sealed before the rows go (the tokens live in them), queued only once the delete happened.
-        let pending = try providerTokens?.prepare(try await database.externalIdentities.list(userId: id)) ?? []
+        let pending = try providerTokens?.prepare(try await identities.list(userId: id)) ?? []
         try await accounts.deleteAccountByOperator(userId: id, context: .unknown)
         await providerTokens?.enqueue(pending, userId: id, context: .unknown)
     }
@@ -109,7 +117,7 @@ public struct AccountAdministration: Sendable {
 
     public func identities(of id: String) async throws -> [ExternalIdentity] {
         _ = try await user(id: id)
-        return try await database.externalIdentities.list(userId: id)
+        return try await identities.list(userId: id)
     }
 
     /// Unlinks a provider identity from the account; false when it is not linked to it. Refuses
@@ -117,7 +125,7 @@ public struct AccountAdministration: Sendable {
     /// same step as the delete so two racing unlinks cannot both pass; queues the revocation of the
     /// identity's provider token (Apple) once it is gone.
     public func unlink(userId: String, provider: String, subject: String, by actor: String) async throws -> Bool {
-        let unlinking = IdentityUnlinking(identities: database.externalIdentities, audit: audit, revocations: providerTokens)
+        let unlinking = IdentityUnlinking(identities: identities, audit: audit, revocations: providerTokens)
         switch try await unlinking.unlink(userId: userId, provider: provider, subject: subject, by: actor, context: .unknown) {
         case .unlinked: return true
         case .lastMethod: throw AccountError.lastSignInMethod
@@ -127,7 +135,7 @@ public struct AccountAdministration: Sendable {
 
     /// An account's audit entries, newest first, optionally only of one event type.
     public func auditLog(userId: String, type: String?, limit: Int) async throws -> [AuditRecord] {
-        let records = try await database.auditLog.list(userId: userId, limit: type == nil ? limit : 1000)
+        let records = try await auditLog.list(userId: userId, limit: type == nil ? limit : 1000)
         guard let type else { return records }
         return Array(records.filter { $0.event.type == type }.prefix(limit))
     }

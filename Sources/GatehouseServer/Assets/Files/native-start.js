@@ -1,0 +1,2 @@
+const form = document.getElementById("native-start");
+if (form) form.submit();

@@ -1,0 +1,22 @@
+import GatehouseIdentity
+
+/// The mails' words from the catalogues (`mail.*`), in the recipient's language, signed with the product's name.
+struct CatalogueMailWording: MailWording {
+    let languages: Languages
+    let productName: String
+
+    func message(_ kind: MailKind, to recipient: String, language: String?, values: [String: String]) -> MailMessage {
+        let t = languages.texts(language.flatMap(languages.match) ?? languages.defaultTag)
+        var values = values
+        values["product"] = productName
+        let (subject, body) = switch kind {
+        case .passwordReset: ("mail.reset.subject", "mail.reset.body")
+        case .passwordResetNoAccount: ("mail.reset.subject", "mail.reset_no_account.body")
+        case .passwordResetDisabled: ("mail.reset.subject", "mail.reset_disabled.body")
+        case .verifyEmail: ("mail.verify.subject", "mail.verify.body")
+        case .alreadyRegistered: ("mail.already_registered.subject", "mail.already_registered.body")
+        }
+        return MailMessage(to: recipient, subject: t(subject, values),
+                           textBody: t(body, values) + "\n\n" + t("mail.signature", values))
+    }
+}

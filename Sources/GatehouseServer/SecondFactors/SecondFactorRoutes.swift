@@ -65,12 +65,7 @@ struct SecondFactorRoutes: Sendable {
             for method in added where !methods.contains(method) { methods.append(method) }
             return try await finish(pending, methods: methods, secondFactor: "webauthn", web: web, request: request)
         }
-        let script = Array(SecondStepWebAuthn.script.utf8)
-        router.get("/assets/gatehouse-second-step.js") { _ in
-            var response = Response(status: .ok, headers: ["Content-Type": "text/javascript; charset=utf-8"], body: script)
-            response.headers.set("Cache-Control", "public, max-age=300")
-            return response
-        }
+        ScriptAssets.register("/assets/gatehouse-second-step.js", ScriptAssets.secondStep, into: &router)
         // Step-up: an application asked for a multi-factor sign-in (acr_values, require_mfa) and the session has
         // one factor. The code prompt again, for the signed-in user; or, without a second factor, the way to set one up.
         router.get("/sign-in/step-up", head: .servedByGet) { request async throws in

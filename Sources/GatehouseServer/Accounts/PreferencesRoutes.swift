@@ -1,6 +1,7 @@
 import Foundation
 import GatehouseHTTP
 import GatehouseIdentity
+import GatehouseStore
 
 /// `/account/preferences`: the language of pages and mails and the time zone of the times on pages. Its
 /// own page, so the account page does not carry every zone's name.

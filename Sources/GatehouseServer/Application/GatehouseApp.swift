@@ -56,7 +56,7 @@ public struct GatehouseApp: Sendable {
         let nativeApple = providerWiring.nativeAppleSignIn(clients: clients)
         let nativeGoogle = providerWiring.nativeGoogleSignIn(clients: clients)
         // Admin unlinks and deletions queue Apple's token revocation like the account page does.
-        let services = IdentityServices(configuration: configuration, database: database, secrets: secrets,
+        var services = IdentityServices(configuration: configuration, database: database, secrets: secrets,
                                         mailer: mailer ?? configuration.smtp.map { SMTPMailer(configuration: $0) } ?? LogMailer(sink: log.sink), clock: clock, log: log,
                                         events: events, audit: audit, clients: clients,
                                         externalIDTokens: NativeIDTokenResolvers(apple: nativeApple, google: nativeGoogle),

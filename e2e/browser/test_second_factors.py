@@ -39,7 +39,8 @@ def make_account(driver, server, email):
     fill(driver, email=email, name="Tess", password=PASSWORD)
     submit(driver, "/sign-up")
     driver.get(server.wait_for_link(email, "/email/verify/"))
-    # The link shows a page; its form confirms the address (a mail scanner's GET confirms nothing).
+    # The link shows a page; its form, with the sign-up's password, confirms (a mail scanner's GET confirms nothing).
+    fill(driver, password=PASSWORD)
     click_and_wait(driver, driver.find_element(By.CSS_SELECTOR, 'form[action*="/email/verify/"] button[type=submit]'))
     sign_in(driver, server.url, email, PASSWORD)
     assert driver.current_url == server.url + "/account"

@@ -47,4 +47,13 @@ public enum AuditEventType: String, Sendable, CaseIterable {
     case passkeySignCountRegression = "passkey.sign_count_regression"
     case passkeyRenamed = "passkey.renamed"
     case passkeyRemoved = "passkey.removed"
+    // Second factors (authenticator apps, recovery codes)
+    case secondFactorAdded = "second_factor.added"
+    case secondFactorRemoved = "second_factor.removed"
+    /// An administrator removed the account's second factors.
+    case secondFactorsReset = "second_factor.reset"
+    case recoveryCodesGenerated = "second_factor.recovery_codes_generated"
+    case recoveryCodeUsed = "second_factor.recovery_code_used"
+    case secondFactorFailed = "second_factor.failed"
+    case secondFactorRateLimited = "second_factor.rate_limited"
 }

@@ -105,6 +105,7 @@ extension AccountPages {
         "language-saved": "notice.language_saved",
         "name-changed": "notice.name_changed", "email-change-sent": "notice.email_change_sent",
         "email-changed": "notice.email_changed", "password-setup-sent": "notice.password_setup_sent",
+        "two-factor-on": "notice.two_factor_on", "two-factor-off": "notice.two_factor_off",
     ]
 
     func signInRedirect(_ request: Request) -> Response {

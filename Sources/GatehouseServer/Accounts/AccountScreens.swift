@@ -50,11 +50,14 @@ extension PageContext {
         let methods = providers.methods(user: user, identities: overview.identities, csrf: token, texts: t)
         let apps = try await authorizedApps(consents: overview.consents, grants: overview.grants, csrf: csrf, texts: t)
         let passkeys = PasskeyScreens.accountSection(try await passkeys.credentials(of: user.id), csrf: csrf, texts: t)
+        let twoStep: HTML = user.passwordHash == nil ? .empty
+            : Self.secondFactorSection(try await secondFactors.status(userID: user.id), csrf: csrf)
         return page(t["account.title"], """
             \(PageLayout.notice(notice, kind: "info"))\(PageLayout.notice(error))
             <p><strong>\(user.displayName ?? user.email)</strong><br><span class="muted">\(user.email) · \(user.emailVerified ? t["account.email_confirmed"] : t["account.email_unconfirmed"])</span></p>
             <h2>\(t["account.methods"])</h2><ul id="methods">\(methods.items)</ul>\(methods.linkForms)
             \(passkeys)
+            \(twoStep)
             <h2>\(t["account.applications"])</h2>
             \(apps)
             <h2>\(t["account.sessions"])</h2>

@@ -102,7 +102,8 @@ public struct GatehouseApp: Sendable {
         // One context for every page route: the layout, the session reader and the shared screens' services.
         let pages = PageContext(layout: layout, reader: services.webSessions, audit: services.audit,
                                 clock: services.clock, sessions: services.sessions, clients: services.tokens.registry,
-                                providers: providerWiring.pages, passkeys: passkeys)
+                                providers: providerWiring.pages, passkeys: passkeys, secondFactors: services.secondFactors,
+                                secondSteps: services.secondSteps)
         AccountPages(context: pages, accounts: services.accounts, links: services.links, tokens: services.tokens,
                      applications: ApplicationAccessRevocation(consents: database.consents, revocation: services.tokens.revocation,
                                                                audit: services.audit),
@@ -110,6 +111,8 @@ public struct GatehouseApp: Sendable {
         PasskeyRoutes(context: pages, ceremonies: passkeys, recentSignInWindow: 5 * 60).register(into: &router)
         PasskeySignUpRoutes(context: pages, signUp: PasskeySignUp(accounts: services.accounts, ceremonies: passkeys), links: services.links)
             .register(into: &router)
+        SecondFactorRoutes(context: pages, factors: services.secondFactors, steps: services.secondSteps, accounts: services.accounts,
+                           recentSignInWindow: 5 * 60).register(into: &router)
         providerWiring.register(into: &router, context: pages, services: services, publicBase: configuration.oauth.issuer)
         NativeRoutes(apps: NativeAppDirectory(registry: services.tokens.registry), handoffs: services.handoffs,
                      confirmations: services.handoffConfirmations, sessions: services.sessions,
@@ -137,7 +140,8 @@ public struct GatehouseApp: Sendable {
         TokenRoutes(tokens: services.tokens, origins: origins, log: log, issued: metrics.tokensIssued).register(into: &router)
         AdminRoutes(administration: services.administration, tokens: services.tokens, log: log,
                     limiter: RateLimiter(store: services.database.rateLimits, clock: services.clock),
-                    limits: configuration.rateLimits.adminAPIPerClient, issuer: configuration.oauth.issuer).register(into: &router)
+                    limits: configuration.rateLimits.adminAPIPerClient, issuer: configuration.oauth.issuer,
+                    secondFactors: services.secondFactors, passkeys: passkeys).register(into: &router)
         let pushed = PushedAuthorizationRequests(store: database.flowStates, registry: services.tokens.registry,
                                                  resources: configuration.oauth.resources, clock: services.clock)
         PushedAuthorizationRoutes(pushed: pushed, registry: services.tokens.registry, origins: origins, log: log,

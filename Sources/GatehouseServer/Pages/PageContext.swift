@@ -18,6 +18,9 @@ struct PageContext: Sendable {
     let providers: ProviderPages
     /// The account page's passkey list.
     let passkeys: WebAuthnCeremonies
+    /// The account page's two-step section and the sign-in's second step.
+    let secondFactors: SecondFactors
+    let secondSteps: SecondStepChallenges
 
     /// A page response, setting the pre-session CSRF cookie when this request minted one. `csrfToken`:
     /// the request's token when the caller derived it already (it is one HMAC per page otherwise).

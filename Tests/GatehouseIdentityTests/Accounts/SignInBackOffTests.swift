@@ -54,7 +54,11 @@ import Testing
         let other = try await accounts.createByOperator(email: "eve@example.com", password: "eves own password", displayName: nil, verified: true)
         #expect(await Self.attempt(accounts, "correct horse battery", ip: "198.51.100.1",
                                    device: accounts.deviceCookie(for: other, existing: nil)) == "limited")
-        #expect(await Self.attempt(accounts, "correct horse battery", ip: "198.51.100.1", device: device.dropLast() + "A") == "limited")
+        // Tamper with a character in the middle (the last one may carry only padding bits, and may already be "A").
+        var tampered = Array(device)
+        let middle = tampered.count / 2
+        tampered[middle] = tampered[middle] == "A" ? "B" : "A"
+        #expect(await Self.attempt(accounts, "correct horse battery", ip: "198.51.100.1", device: String(tampered)) == "limited")
     }
 
     @Test func aNewPasswordClearsTheAccountsCounters() async throws {

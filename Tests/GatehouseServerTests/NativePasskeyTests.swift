@@ -116,6 +116,39 @@ import Testing
         #expect(claims["amr"] == .array([.string("hwk"), .string("user"), .string("mfa")]))
     }
 
+    /// RFC 9449 at the passkey endpoint too: `response=tokens` with a proof gives tokens bound to its key (the
+    /// refresh family as well); a proof for another URI is refused before the assertion is spent, so the same
+    /// ceremony still signs in afterwards.
+    @Test func passkeyTokensAreBoundToTheDPoPProofsKey() async throws {
+        let gatehouse = try await Self.gatehouse()
+        let authenticator = try await Self.userWithPasskey(gatehouse)
+        let app = BrowserLikeClient(InProcessClient(gatehouse.app.pipeline))
+        let key = try DPoPTestKey()
+        let issuer = gatehouse.app.configuration.oauth.issuer
+        let (ceremony, challenge) = try await Self.options(app)
+        let assertion = try authenticator.assert(challenge: challenge, origin: Self.androidOrigin(Self.certificate))
+        var fields = Self.fields(assertion, ceremony: ceremony, response: "tokens")
+        fields["scope"] = "openid email offline_access"
+
+        let wrongURI = try await Self.post(app, "/native/passkey", fields, headers: [
+            "Content-Type": "application/json", "DPoP": key.proof("POST", issuer + "/oauth/token", iat: gatehouse.clock.now)])
+        let refusal = try Self.json(wrongURI)["error"] as? String
+        #expect(wrongURI.status == 400 && refusal == "invalid_dpop_proof", "\(wrongURI.text)")
+
+        let answer = try await Self.post(app, "/native/passkey", fields, headers: [
+            "Content-Type": "application/json", "DPoP": key.proof("POST", issuer + "/native/passkey", iat: gatehouse.clock.now)])
+        #expect(answer.status == 200, "the refused proof left the ceremony usable: \(answer.text)")
+        let body = try Self.json(answer)
+        #expect(body["token_type"] as? String == "DPoP")
+        let access = try #require(body["access_token"] as? String)
+        let claims = try #require(try await gatehouse.app.services.tokens.validator.verifiedUnexpired(access))
+        #expect(claims.confirmationJKT == key.thumbprint)
+        let refresh = try #require(body["refresh_token"] as? String)
+        #expect(try await gatehouse.database.refreshTokens.find(hash: TokenHash(SHA256.hash(refresh)))?.dpopJKT == key.thumbprint)
+        let stolen = try await app.post("/oauth/token", [("grant_type", "refresh_token"), ("refresh_token", refresh), ("client_id", Self.app)])
+        #expect(stolen.status == 400, "the family needs the key: \(stolen.text)")
+    }
+
     /// The association files name the registered app for credentials: iOS `webcredentials.apps`, Android
     /// `delegate_permission/common.get_login_creds` beside `handle_all_urls`, with the package and the fingerprint.
     @Test func theServedAssociationFilesNameTheAppForPasskeys() async throws {

@@ -136,7 +136,8 @@ public struct GatehouseApp: Sendable {
                           dpop: DPoPRequests(verifier: services.tokens.dpop, issuer: configuration.oauth.issuer)).register(into: &router)
         NativePasskeyRoutes(apps: NativeAppDirectory(registry: services.tokens.registry), signIn: NativePasskeySignIn(ceremonies: passkeys),
                             sessions: services.sessions, cookies: services.webSessions.cookies, issuer: services.tokens.issuer,
-                            audit: services.audit, publicOrigin: NativeSignInHTTP.origin(of: configuration.publicURL)).register(into: &router)
+                            audit: services.audit, publicOrigin: NativeSignInHTTP.origin(of: configuration.publicURL),
+                            dpop: DPoPRequests(verifier: services.tokens.dpop, issuer: configuration.oauth.issuer)).register(into: &router)
         TokenRoutes(tokens: services.tokens, origins: origins, log: log, issued: metrics.tokensIssued).register(into: &router)
         AdminRoutes(administration: services.administration, tokens: services.tokens, log: log,
                     limiter: RateLimiter(store: services.database.rateLimits, clock: services.clock),

@@ -23,13 +23,17 @@ struct NativePasskeyRoutes: Sendable {
     let audit: AuditTrail
     /// The public origin: a browser posting from anywhere else is refused.
     let publicOrigin: String
+    /// The request's DPoP proof for `response=tokens`, checked as the token endpoint checks it (nonces included).
+    let dpop: DPoPRequests
 
     func register(into router: inout Router) {
         router.post("/native/passkey/options") { request async throws in
             await answer { try await options(request) }
         }
         router.post("/native/passkey") { request async throws in
-            await answer { try await finish(request) }
+            var response = await answer { try await finish(request) }
+            dpop.addNonce(&response)
+            return response
         }
     }
 
@@ -85,12 +89,14 @@ struct NativePasskeyRoutes: Sendable {
         let assertion = try Self.assertion(fields)
         // Scope and client authentication before the assertion is spent: a refused request leaves the challenge usable.
         var scope: Scope?
+        var proof: DPoPProof?
         let client = wantsTokens ? try await apps.registry.find(id: app.clientID) : nil
         if let client {
             do { scope = try TokenIssuer.externalSignInScope(fields["scope"], client: client) } catch {
                 throw NativeSignInHTTP.invalid(error.description, code: .invalidScope, reason: "invalid_scope")
             }
             if client.kind == .confidential { try await NativeSignInHTTP.authenticate(client, registry: apps.registry, request, fields) }
+            proof = try await self.proof(request, client: client)
         }
         let passkey: PasskeySignIn, user: User
         do {
@@ -105,7 +111,8 @@ struct NativePasskeyRoutes: Sendable {
                                      "credential": Base64URL.encode(passkey.credential.credentialID)])
         if let client {
             let tokens: TokenResponse
-            do { tokens = try await issuer.issueForExternalSignIn(client: client, user: user, scope: scope, methods: methods) } catch let error as OAuthError {
+            do { tokens = try await issuer.issueForExternalSignIn(client: client, user: user, scope: scope, methods: methods,
+                                                                   proof: proof) } catch let error as OAuthError {
                 throw NativeSignInHTTP.invalid(error.description, status: 403, code: error.code, reason: "no_consent")
             }
             var response = Response.json(tokens)
@@ -122,6 +129,20 @@ struct NativePasskeyRoutes: Sendable {
         response.setCookie(cookies.sessionCookie(token: issued.token))
         NativeSignInHTTP.noStore(&response)
         return response
+    }
+
+    /// The verified proof, when the request sent one; a client registered for DPoP must send one. Checked before
+    /// the assertion is spent, so a refused proof leaves the ceremony usable.
+    private func proof(_ request: Request, client: OAuthClient) async throws -> DPoPProof? {
+        let proof: DPoPProof?
+        do { proof = try await dpop.proof(request, path: "/native/passkey") } catch let error as OAuthError {
+            throw NativeSignInHTTP.invalid(error.description, code: error.code, reason: "dpop_proof")
+        }
+        if proof == nil, client.requiresDPoP {
+            throw NativeSignInHTTP.invalid("This client must send a DPoP proof with every token request.", code: .invalidDPoPProof,
+                                           reason: "dpop_proof")
+        }
+        return proof
     }
 
     static func assertion(_ fields: [String: String]) throws -> AssertionResponse {

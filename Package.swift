@@ -24,6 +24,8 @@ let package = Package(
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CCrypt", pkgConfig: "libxcrypt", providers: [.apt(["libcrypt-dev"])]),
+        // QR codes of the authenticator-app enrolment, drawn by Gatehouse itself (no outside service).
+        .systemLibrary(name: "CQREncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
 
         // MARK: HTTP: requests, responses, router, middleware (pure Swift) and the libmicrohttpd bridge
         // MARK: Network: IP addresses and CIDR blocks (pure Swift over Glibc), for proxies and rate-limit keys
@@ -52,7 +54,7 @@ let package = Package(
         // MARK: Server and CLI
         .target(name: "GatehouseServer", dependencies: [
             "GatehouseHTTP", "GatehouseHTTPServer", "GatehouseCrypto", "GatehouseStore", "GatehouseSQLite", "GatehousePostgres",
-            "GatehouseIdentity", "GatehouseMail", "GatehouseProviders", "GatehouseNetwork",
+            "GatehouseIdentity", "GatehouseMail", "GatehouseProviders", "GatehouseNetwork", "CQREncode",
         ], exclude: ["Assets/Files"], plugins: ["EmbedAssets"]),
         // Stylesheets and scripts from Sources/GatehouseServer/Assets/Files compiled in as strings (one binary, no bundle).
         .executableTarget(name: "GatehouseAssetEmbedder"),

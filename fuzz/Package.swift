@@ -13,14 +13,14 @@ func fuzzer(_ name: String) -> Target {
 
 let package = Package(
     name: "GatehouseFuzz",
-    products: ["http-request", "forms", "cookies", "json", "jose", "jwk", "providers", "oauth-params", "webauthn"].map {
+    products: ["http-request", "forms", "cookies", "json", "jose", "jwk", "providers", "oauth-params", "webauthn", "templates"].map {
         .executable(name: "fuzz-\($0)", targets: ["fuzz-\($0)"])
     },
     dependencies: [.package(name: "Gatehouse", path: "..")],
     targets: [
         .target(name: "FuzzSupport", path: "Support"),
         fuzzer("http-request"), fuzzer("forms"), fuzzer("cookies"), fuzzer("json"), fuzzer("jose"), fuzzer("jwk"),
-        fuzzer("providers"), fuzzer("oauth-params"), fuzzer("webauthn"),
+        fuzzer("providers"), fuzzer("oauth-params"), fuzzer("webauthn"), fuzzer("templates"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -9,7 +9,8 @@ struct RFC5322Message: Sendable {
     let data: [UInt8]
 
     /// Builds the headers (Date, From, To, Subject, Message-ID, MIME-Version, Content-Type,
-    /// Content-Transfer-Encoding) and the body; refuses anything that could inject a header.
+    /// Content-Transfer-Encoding) and the body — multipart/alternative (text, then HTML) when the message has
+    /// an HTML body; refuses anything that could inject a header.
     init(_ message: MailMessage, from configuration: SMTPConfiguration, date: Date = Date()) throws(SMTPMailError) {
         guard !message.to.contains(where: \.isNewline) else { throw .invalidMessage("to", "contains a line break") }
         guard MailAddress.isValid(message.to) else { throw .invalidMessage("to", "is not a plain email address") }
@@ -17,15 +18,7 @@ struct RFC5322Message: Sendable {
             throw .invalidMessage("subject", "contains a line break or control character")
         }
 
-        var lines = Self.lines(of: message.textBody)
-        // The message always ends with CRLF below; a final line break in the text is that one.
-        if lines.count > 1, lines.last?.isEmpty == true { lines.removeLast() }
-        let isPlainASCII = message.textBody.utf8.allSatisfy(Self.isPlainASCII)
-        // 7bit needs ASCII lines of at most 998 octets (RFC 5322 §2.1.1); anything else goes
-        // quoted-printable rather than 8bit, because libcurl does not negotiate 8BITMIME.
-        let use7bit = isPlainASCII && lines.allSatisfy { $0.utf8.count <= 998 }
-        let body = use7bit ? lines.joined(separator: "\r\n") : MIMEEncoding.quotedPrintable(lines: lines)
-
+        let text = Self.part(message.textBody, type: "text/plain")
         var from = "<\(configuration.fromAddress)>"
         if let name = configuration.fromName { from = Self.displayName(name, after: "From: ") + " " + from }
         let headers = [
@@ -35,12 +28,37 @@ struct RFC5322Message: Sendable {
             "Subject: \(MIMEEncoding.headerText(message.subject, after: "Subject: "))",
             "Message-ID: <\(Self.randomToken())@\(MailAddress.domain(of: configuration.fromAddress))>",
             "MIME-Version: 1.0",
-            "Content-Type: text/plain; charset=utf-8",
-            "Content-Transfer-Encoding: \(use7bit ? "7bit" : "quoted-printable")",
         ]
+        let content: String
+        if let html = message.htmlBody {
+            // "=_" never occurs in quoted-printable output (RFC 2045 §6.7 suggests it), and 128 random bits
+            // never occur in a 7bit part by chance.
+            let boundary = "=_gh" + Self.randomToken()
+            // The CRLF before a delimiter belongs to it (RFC 2046 §5.1.1): each part gets one more, so its
+            // text ends with a line break as a single-part body does.
+            let parts = [text, Self.part(html, type: "text/html")].map { "--\(boundary)\r\n" + $0.headers + "\r\n\r\n" + $0.body + "\r\n\r\n" }
+            content = "Content-Type: multipart/alternative; boundary=\"\(boundary)\"\r\n\r\n"
+                + parts.joined() + "--\(boundary)--"
+        } else {
+            content = text.headers + "\r\n\r\n" + text.body
+        }
         envelopeFrom = configuration.fromAddress
         recipients = [message.to]
-        data = Array((headers.joined(separator: "\r\n") + "\r\n\r\n" + body + "\r\n").utf8)
+        data = Array((headers.joined(separator: "\r\n") + "\r\n" + content + "\r\n").utf8)
+    }
+
+    /// One body (the whole message, or a part of a multipart one): its Content-Type and
+    /// Content-Transfer-Encoding header lines and the encoded text with CRLF line endings.
+    static func part(_ text: String, type: String) -> (headers: String, body: String) {
+        var lines = Self.lines(of: text)
+        // The message always ends with CRLF; a final line break in the text is that one.
+        if lines.count > 1, lines.last?.isEmpty == true { lines.removeLast() }
+        let isPlainASCII = text.utf8.allSatisfy(Self.isPlainASCII)
+        // 7bit needs ASCII lines of at most 998 octets (RFC 5322 §2.1.1); anything else goes
+        // quoted-printable rather than 8bit, because libcurl does not negotiate 8BITMIME.
+        let use7bit = isPlainASCII && lines.allSatisfy { $0.utf8.count <= 998 }
+        let body = use7bit ? lines.joined(separator: "\r\n") : MIMEEncoding.quotedPrintable(lines: lines)
+        return ("Content-Type: \(type); charset=utf-8\r\nContent-Transfer-Encoding: \(use7bit ? "7bit" : "quoted-printable")", body)
     }
 
     /// Control characters, and the Unicode line and paragraph separators some mail software folds on.

@@ -87,3 +87,26 @@ import Testing
         #expect(RFC5322Message.displayName("Gatehouse Tëst").hasPrefix("=?UTF-8?B?"))
     }
 }
+
+/// A message with an HTML body: multipart/alternative, the text part first, each part with its own encoding.
+@Suite struct MultipartMessageTests {
+    @Test func textAndHTMLGoAsMultipartAlternativeTextFirst() throws {
+        let message = try RFC5322Message(MailMessage(to: "ada@example.test", subject: "Hi", textBody: "Open https://id.example/x\n",
+                                                     htmlBody: "<p>Grüße, <a href=\"https://id.example/x\">open</a></p>"),
+                                         from: RFC5322MessageTests.configuration, date: Date(timeIntervalSince1970: 0))
+        let text = RFC5322MessageTests.text(message)
+        let (head, body) = try #require(text.firstRange(of: "\r\n\r\n").map { (text[..<$0.lowerBound], text[$0.upperBound...]) })
+        let boundary = try #require(head.firstMatch(of: /Content-Type: multipart\/alternative; boundary="([^"]+)"/)?.1)
+        #expect(head.contains("MIME-Version: 1.0") && head.contains("Date: Thu, 1 Jan 1970 00:00:00 +0000"))
+        #expect(head.contains("Message-ID: <") && !head.contains("Content-Transfer-Encoding"))
+        let parts = body.components(separatedBy: "--\(boundary)")
+        // Preamble (empty), the text part, the HTML part, and "--" plus the final CRLF after the closing delimiter.
+        #expect(parts.count == 4 && parts[0].isEmpty && parts[3] == "--\r\n")
+        #expect(parts[1].hasPrefix("\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Transfer-Encoding: 7bit\r\n\r\nOpen https://id.example/x\r\n"))
+        #expect(parts[2].hasPrefix("\r\nContent-Type: text/html; charset=utf-8\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n"))
+        #expect(parts[2].contains("Gr=C3=BC=C3=9Fe") && parts[2].contains("href=3D\"https://id.example/x\""))
+        #expect(!boundary.contains(where: \.isWhitespace) && boundary.count <= 70, "RFC 2046 §5.1.1: at most 70 characters")
+        let bytes = message.data
+        #expect(!bytes.indices.contains { bytes[$0] == 0x0A && ($0 == 0 || bytes[$0 - 1] != 0x0D) }, "CRLF line endings only")
+    }
+}

@@ -161,4 +161,21 @@ import Testing
         }
         #expect(received.count == 1)
     }
+
+    @Test func multipartMailArrivesWithBothPartsAsPythonsParserReadsThem() async throws {
+        let html = "<!doctype html><html><body><p>Bonjour Zoë, <a href=\"https://id.example.test/x\">ouvrir</a></p></body></html>"
+        let received = try await SMTPSink.with { sink async throws in
+            try await SMTPMailer(configuration: Self.configuration(port: sink.port))
+                .send(MailMessage(to: "ada@example.test", subject: "Hi", textBody: "Bonjour Zoë\nhttps://id.example.test/x\n", htmlBody: html))
+            return try sink.messages()
+        }
+        try #require(received.count == 1)
+        let mail = received[0]
+        #expect(mail.parts == ["text/plain", "text/html"])
+        #expect(mail.headers["Content-Type"]?.hasPrefix("multipart/alternative") == true)
+        #expect(mail.body == "Bonjour Zoë\nhttps://id.example.test/x\n")
+        #expect(mail.html == html + "\n")
+        #expect(mail.defects.isEmpty)
+        #expect(mail.headers["Message-ID"]?.hasSuffix("@gatehouse.test>") == true)
+    }
 }

@@ -15,13 +15,17 @@ struct ReceivedMail: Decodable {
     let rawHeaders: [String: String]
     /// The body decoded by Python (transfer encoding undone), with "\n" line endings.
     let body: String
+    /// The HTML part of a multipart/alternative message, decoded likewise.
+    let html: String?
+    /// The content types of a multipart message's parts, in order (empty for a single-part message).
+    let parts: [String]
     let defects: [String]
 
     var raw: [UInt8] { Array(Data(base64Encoded: rawBase64) ?? Data()) }
 
     enum CodingKeys: String, CodingKey {
         case mailFrom = "mail_from", rcptTos = "rcpt_tos", authLogin = "auth_login", rawBase64 = "raw_base64"
-        case headers, rawHeaders = "raw_headers", body, defects
+        case headers, rawHeaders = "raw_headers", body, html, parts, defects
     }
 }
 

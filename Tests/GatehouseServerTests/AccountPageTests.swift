@@ -135,7 +135,9 @@ import Testing
         gatehouse.clock.advance(3 * 3_600)   // well past the touch interval, and past a minute boundary
         let stamp = AccountPageTests.minute(gatehouse.clock.now)
         let page = try await laptop.get("/account").text
+        // The rows as read: a time is `<time datetime>` markup around its text.
         let rows = page.components(separatedBy: "<tr>").filter { $0.contains("/account/sessions/") }
+            .map { $0.replacingOccurrences(of: "<time[^>]*>|</time>", with: "", options: .regularExpression) }
         #expect(rows.count == 2)
         #expect(rows.first?.contains("(this browser)") == true, "the touched session is the most recently seen")
         #expect(rows.first?.contains("last seen \(stamp)") == true, "shows the time of this view, not the stored one")

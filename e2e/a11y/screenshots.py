@@ -1,5 +1,6 @@
 """Writes docs/screenshots/: the sign-in page in two brands (a light and a dark palette), as a 390 px phone and a
-desktop window. Run after a debug build: `python3 e2e/a11y/screenshots.py`."""
+desktop window, and in German and Arabic (right to left) in the first brand. Run after a debug build:
+`python3 e2e/a11y/screenshots.py`."""
 import pathlib
 import sys
 import tempfile
@@ -8,6 +9,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
 from conftest import GatehouseProcess, make_browser  # noqa: E402
 
 OUT = pathlib.Path(__file__).resolve().parent.parent.parent / "docs" / "screenshots"
+LANGUAGES = ["de", "ar"]
 
 BRANDS = {
     "acme": {"product_name": "Acme Cloud", "logo": "logo.svg",
@@ -42,6 +44,17 @@ def main():
                     path = OUT / f"sign-in-{name}-{label}.png"
                     driver.save_screenshot(str(path))
                     print(path)
+                    if name != "acme" or label != "phone":
+                        continue
+                    # The languages: the browser asks for each (Accept-Language), as a visitor's would.
+                    driver.execute_cdp_cmd("Network.enable", {})
+                    for tag in LANGUAGES:
+                        driver.execute_cdp_cmd("Network.setExtraHTTPHeaders", {"headers": {"Accept-Language": tag}})
+                        driver.get(server.url + "/sign-in")
+                        assert driver.find_element("tag name", "html").get_attribute("lang") == tag
+                        path = OUT / f"sign-in-{name}-{label}-{tag}.png"
+                        driver.save_screenshot(str(path))
+                        print(path)
                 finally:
                     driver.quit()
         finally:

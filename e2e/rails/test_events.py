@@ -26,7 +26,7 @@ from test_rails_app import PASSWORD, app_sign_in_with_password, click_and_wait, 
 
 WEBHOOK_SECRET = "rails-webhook-secret-0123456789abcdefghijkl"
 STEP_UP_MAX_AGE = 8  # seconds: the example's security page wants a sign-in at most this old
-STEP_UP_ACR = "urn:example:acr:strong"
+STEP_UP_ACR = "urn:gatehouse:acr:sfa"  # any sign-in: this test is about max_age
 ADMIN_ID, ADMIN_SECRET = "backoffice", "backoffice-secret-0123456789abcdefghijkl"
 
 

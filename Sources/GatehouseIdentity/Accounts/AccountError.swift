@@ -20,6 +20,8 @@ public enum AccountError: Error, Sendable, Equatable {
     case lastSignInMethod
     /// A destructive action's typed confirmation (the account's email address) did not match.
     case confirmationMismatch
+    /// A display name that is too long or holds control characters.
+    case invalidName
 
     public var message: String {
         switch self {
@@ -35,6 +37,7 @@ public enum AccountError: Error, Sendable, Equatable {
         case .reauthenticationRequired: "For your security, sign in again to continue."
         case .lastSignInMethod: "This is the account's only way to sign in, so it cannot be removed. Add another method first."
         case .confirmationMismatch: "Type the account's email address exactly to confirm."
+        case .invalidName: "Enter a name of at most 100 characters, on one line."
         }
     }
 

@@ -86,7 +86,7 @@ public struct EmailLinks: Sendable {
         return try await proveOwnership(of: user, keepingSessionToken: nil, via: "password_reset", clearingPasskeys: true, context: context)
     }
 
-    private func proveOwnership(of user: User, keepingSessionToken: String?, via: String, clearingPassword: Bool = false,
+    func proveOwnership(of user: User, keepingSessionToken: String?, via: String, clearingPassword: Bool = false,
                                 clearingPasskeys: Bool? = nil, context: ClientContext) async throws -> User {
         guard !user.emailVerified else { return user }
         if let ownershipClaim {
@@ -173,7 +173,7 @@ public struct EmailLinks: Sendable {
 
     static func hash(_ token: String) -> TokenHash { TokenHash(SHA256.hash(token)) }
 
-    private func issue(_ purpose: TokenPurpose, userId: String, lifetime: TimeInterval) async throws -> String {
+    func issue(_ purpose: TokenPurpose, userId: String, lifetime: TimeInterval) async throws -> String {
         let token = SecureRandom.token(byteCount: 32)
         let now = clock.now()
         try await database.oneTimeTokens.create(OneTimeToken(hash: Self.hash(token), purpose: purpose, userId: userId,

@@ -2,13 +2,14 @@ import Foundation
 import GatehouseStore
 
 /// Whether the person behind a signed-in session is the account's owner *now*, for actions that must not ride
-/// on a session left open or stolen (deleting the account). Each way of signing in is a ``Proof``; a passkey
-/// assertion is meant to become one more, checked here like the others.
+/// on a session left open or stolen (deleting the account, downloading its data). Each way of proving it is a
+/// ``Proof``:
 ///
 /// - a password account proves it by typing the password on the page (limited like every current-password
 ///   check), however recent its sign-in;
-/// - any account proves it by a sign-in with a provider at most `window` old (the page sends a provider-only
-///   user through their provider again), so a user without a password is never asked for one.
+/// - any account proves it by a sign-in with a provider or a passkey at most `window` old (the page sends a
+///   user without a password through their provider or passkey again), so a user without a password is never
+///   asked for one. A password sign-in never counts this way: the password is typed for the action instead.
 public struct RecentAuthentication: Sendable {
     public enum Proof: Sendable, Equatable {
         /// The account's password, typed for this action.
@@ -32,8 +33,9 @@ public struct RecentAuthentication: Sendable {
     let clock: IdentityClock
     public let window: TimeInterval
 
-    public init(accounts: AccountService, clock: IdentityClock = .system, window: TimeInterval = RecentAuthentication.defaultWindow) {
-        self.accounts = accounts; self.clock = clock; self.window = window
+    /// - Parameter window: nil: the session policy's `freshSignInWindow`.
+    public init(accounts: AccountService, clock: IdentityClock = .system, window: TimeInterval? = nil) {
+        self.accounts = accounts; self.clock = clock; self.window = window ?? accounts.sessions.policy.freshSignInWindow
     }
 
     public func methods(user: User, session: Session) -> Methods {

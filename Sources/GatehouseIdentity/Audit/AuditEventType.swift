@@ -21,6 +21,14 @@ public enum AuditEventType: String, Sendable, CaseIterable {
     case accountImported = "account.imported"
     case accountUpdated = "account.updated"
     case accountEnabled = "account.enabled"
+    /// The owner asked to move the account to a new address (the link went there, a notice to the old one).
+    case emailChangeRequested = "email.change_requested"
+    /// The owner proved the new address: the account moved to it.
+    case emailChanged = "email.changed"
+    /// The owner asked for a link to set a first password (a provider-only account).
+    case passwordSetupRequested = "password.setup_requested"
+    /// The owner downloaded their data (GDPR Art. 15 and 20).
+    case accountExported = "account.exported"
     case consentGranted = "consent.granted"
     case consentDenied = "consent.denied"
     case appAccessRevoked = "app.revoked"
@@ -39,4 +47,13 @@ public enum AuditEventType: String, Sendable, CaseIterable {
     case passkeySignCountRegression = "passkey.sign_count_regression"
     case passkeyRenamed = "passkey.renamed"
     case passkeyRemoved = "passkey.removed"
+    // Second factors (authenticator apps, recovery codes)
+    case secondFactorAdded = "second_factor.added"
+    case secondFactorRemoved = "second_factor.removed"
+    /// An administrator removed the account's second factors.
+    case secondFactorsReset = "second_factor.reset"
+    case recoveryCodesGenerated = "second_factor.recovery_codes_generated"
+    case recoveryCodeUsed = "second_factor.recovery_code_used"
+    case secondFactorFailed = "second_factor.failed"
+    case secondFactorRateLimited = "second_factor.rate_limited"
 }

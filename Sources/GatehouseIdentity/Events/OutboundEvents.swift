@@ -96,6 +96,7 @@ public struct OutboundEvents: Sendable {
                 var data: [String: JSONValue] = ["user": try await userObject(userId: userId, details: details)]
                 if let provider = details["provider"] { data["provider"] = .string(provider) }
                 if let actor = details["by"] { data["by"] = .string(actor) }
+                if let factor = details["factor"] { data["factor"] = .string(factor) }
                 deliveries += webhookDeliveries(event, data: data)
             }
         } catch { onFailure(error); return }

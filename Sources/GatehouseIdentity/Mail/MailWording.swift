@@ -10,6 +10,12 @@ public enum MailKind: String, Sendable, CaseIterable {
     case verifyEmail
     /// A sign-up with an address that has an account (`sign_in`, `forgot`).
     case alreadyRegistered
+    /// The link that moves an account to this new address (`link`, `hours`, `old`: the account's address now).
+    case emailChange
+    /// To the old address: a move to `new` was asked (`account`: the account page, `forgot`); no link.
+    case emailChangeNotice
+    /// A provider-only account's link to choose its first password (`link`, `minutes`).
+    case passwordSetup
 }
 
 /// Words a mail in a language: the server's catalogues implement it; ``EnglishMailWording`` is the default.
@@ -65,6 +71,32 @@ public struct EnglishMailWording: MailWording {
                 sign in at \(value("sign_in")) or choose a new password at \(value("forgot")).
 
                 If it was not you, ignore this email; nothing has changed.
+                """)
+        case .emailChange:
+            MailMessage(to: recipient, subject: "Confirm your new email address", textBody: """
+                Someone asked to use this address for their account instead of \(value("old")). If it was you, confirm \
+                the change by opening this link within \(value("hours")) hours:
+
+                \(value("link"))
+
+                If it was not you, ignore this email; nothing changes.
+                """)
+        case .emailChangeNotice:
+            MailMessage(to: recipient, subject: "Your email address is about to change", textBody: """
+                Someone signed in to your account asked to change its email address to \(value("new")). We sent a \
+                link to that address; nothing changes until it is opened.
+
+                If it was not you, sign in, end every other session and change your password at \(value("account")), \
+                or reset it at \(value("forgot")).
+                """)
+        case .passwordSetup:
+            MailMessage(to: recipient, subject: "Set a password for your account", textBody: """
+                You asked to add a password to your account, so you can sign in with your email address as well. \
+                Choose it by opening this link within \(value("minutes")) minutes:
+
+                \(value("link"))
+
+                If it was not you, ignore this email; your account stays as it is.
                 """)
         }
     }

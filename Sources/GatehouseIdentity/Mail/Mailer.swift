@@ -3,9 +3,12 @@ public struct MailMessage: Sendable, Equatable {
     public var to: String
     public var subject: String
     public var textBody: String
+    /// The same message as an HTML document; when set, the mail goes as multipart/alternative with the text
+    /// first (RFC 2046 §5.1.4: the last part is the richest), so a text-only reader still gets every link.
+    public var htmlBody: String?
 
-    public init(to: String, subject: String, textBody: String) {
-        self.to = to; self.subject = subject; self.textBody = textBody
+    public init(to: String, subject: String, textBody: String, htmlBody: String? = nil) {
+        self.to = to; self.subject = subject; self.textBody = textBody; self.htmlBody = htmlBody
     }
 }
 

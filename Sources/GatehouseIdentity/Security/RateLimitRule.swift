@@ -38,6 +38,15 @@ public struct RateLimitPolicy: Sendable {
     public var ipv6PrefixLength: Int
     /// Current-password checks of a signed-in account (`/account/password`, `/account/delete`), per account.
     public var currentPasswordPerAccount = [RateLimitRule(bucket: "password_check.account", limit: 5, window: 900)]
+    /// Failed second-factor codes (authenticator app or recovery code) per account and client, tiered like
+    /// ``signInPerAccount``: a 6-digit code space needs the limit more than a password does.
+    public var secondFactorPerAccount = [
+        RateLimitRule(bucket: "second_factor.account.1", limit: 5, window: 60),
+        RateLimitRule(bucket: "second_factor.account.2", limit: 10, window: 900),
+        RateLimitRule(bucket: "second_factor.account.3", limit: 20, window: 3600),
+    ]
+    /// Failed second-factor codes per account from every address together: 50 an hour.
+    public var secondFactorPerAccountAnyClient = [RateLimitRule(bucket: "second_factor.account_any", limit: 50, window: 3600)]
     /// "You already have an account" notes per recipient account: a sign-up with a taken address mails its
     /// owner, so without a limit anyone could flood that inbox through the sign-up form. Extra notes are
     /// dropped silently (the sign-up page answers the same either way).
@@ -45,6 +54,9 @@ public struct RateLimitPolicy: Sendable {
         RateLimitRule(bucket: "already_registered.recipient.1", limit: 1, window: 3600),
         RateLimitRule(bucket: "already_registered.recipient.2", limit: 3, window: 86_400),
     ]
+    /// Mails the account page sends on its owner's request (an address change, a password set-up link), per
+    /// account: a stolen or idle session must not turn them into a way to flood an inbox.
+    public var accountMailsPerAccount = [RateLimitRule(bucket: "account_mail.account", limit: 5, window: 3600)]
     /// Admin API (`/admin/v1/`) requests per admin client: 600 a minute, ample for an admin screen or a
     /// nightly sync, small enough that a leaked admin token cannot page through every account in seconds.
     public var adminAPIPerClient = [RateLimitRule(bucket: "admin_api.client", limit: 600, window: 60)]
@@ -72,7 +84,10 @@ public struct RateLimitPolicy: Sendable {
         policy.currentPasswordPerAccount = []
         policy.adminAPIPerClient = []
         policy.alreadyRegisteredPerRecipient = []
+        policy.accountMailsPerAccount = []
         policy.signInPerAccountAnyClient = []
+        policy.secondFactorPerAccount = []
+        policy.secondFactorPerAccountAnyClient = []
         return policy
     }()
 

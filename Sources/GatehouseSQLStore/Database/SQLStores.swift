@@ -30,6 +30,7 @@ public final class SQLStores: Sendable {
     let hotReads: any HotReadStore
     let webAuthnCredentials: any WebAuthnCredentialStore
     let webAuthnChallenges: any WebAuthnChallengeStore
+    let secondFactors: any SecondFactorStore
     /// `SELECT 1` on a read connection, for readiness probes.
     let ping: @Sendable () async throws -> Void
     // Schema and lifetime, bound to the pool and the backend's migrations.
@@ -62,6 +63,7 @@ public final class SQLStores: Sendable {
         hotReads = SQLHotReads(database: database)
         webAuthnCredentials = SQLWebAuthnCredentialStore(database: database)
         webAuthnChallenges = SQLWebAuthnChallengeStore(database: database)
+        secondFactors = SQLSecondFactorStore(database: database)
         ping = {
             let answer = try await database.read { try $0.queryOne("SELECT 1", []) { $0.int(0) } }
             guard answer == 1 else {
@@ -109,4 +111,5 @@ extension SQLStoreDatabase {
     public var hotReads: any HotReadStore { stores.hotReads }
     public var webAuthnCredentials: any WebAuthnCredentialStore { stores.webAuthnCredentials }
     public var webAuthnChallenges: any WebAuthnChallengeStore { stores.webAuthnChallenges }
+    public var secondFactors: any SecondFactorStore { stores.secondFactors }
 }

@@ -311,6 +311,27 @@ public enum StoreMigrations {
                 )\(t.keyedTable);
                 CREATE INDEX webauthn_challenges_by_expiry ON webauthn_challenges (expires_at);
                 """),
+            // One TOTP authenticator per user: the sealed secret and the last accepted time step (the
+            // replay guard, moved forward by one conditional UPDATE).
+            SQLMigration(version: 31, name: "totp_factors", sql: """
+                CREATE TABLE totp_factors (
+                    user_id \(t.key) PRIMARY KEY NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+                    sealed_secret \(t.bytes) NOT NULL,
+                    created_at \(t.integer) NOT NULL,
+                    confirmed_at \(t.integer),
+                    last_step \(t.integer)
+                )\(t.keyedTable);
+                """),
+            // Recovery codes, by hash; a used one keeps its row (used_at) so the account page can count.
+            SQLMigration(version: 32, name: "recovery_codes", sql: """
+                CREATE TABLE recovery_codes (
+                    code_hash \(t.bytes) PRIMARY KEY NOT NULL,
+                    user_id \(t.key) NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+                    created_at \(t.integer) NOT NULL,
+                    used_at \(t.integer)
+                )\(t.keyedTable);
+                CREATE INDEX recovery_codes_by_user ON recovery_codes (user_id);
+                """),
             // The reader's own language and time zone for pages and mails; nil until they choose.
             SQLMigration(version: 33, name: "users_language_and_time_zone", sql: """
                 ALTER TABLE users ADD COLUMN language TEXT;

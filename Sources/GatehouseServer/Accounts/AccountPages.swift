@@ -14,6 +14,8 @@ struct AccountPages: Sendable {
     let tokens: TokenService
     /// The "revoke" of an application on the account page.
     let applications: ApplicationAccessRevocation
+    /// The account's data, for its owner to download.
+    let dataExport: AccountDataExport
 
     var reader: WebSessionReader { context.reader }
     var sessions: SessionService { context.sessions }
@@ -29,6 +31,7 @@ struct AccountPages: Sendable {
         registerSignUp(into: &router)
         registerSignIn(into: &router)
         registerAccount(into: &router)
+        registerSelfService(into: &router)
         registerPreferences(into: &router)
         registerPasswordReset(into: &router)
     }

@@ -52,14 +52,12 @@ extension AccountPages {
         router.get("/account/delete", head: .servedByGet) { request async throws in
             let web = try await reader.read(request)
             guard let active = web.active else { return signInRedirect(request) }
-            return deletePage(web: web, active: active, error: nil)
+            return try await deletePage(web: web, active: active, error: nil)
         }
         router.post("/account/delete") { request async throws in
             let (form, web, active) = try await reader.signedInForm(request)
-            // The password when the page asked for it; otherwise the session's own recent provider sign-in.
-            let password = try field(form, "password")
-            let proof: RecentAuthentication.Proof = password.isEmpty ? .signIn(active.session) : .password(password)
             do {
+                let proof = try proof(form, active: active)
                 let revoking = try await providers.tokensToRevoke(userId: active.user.id)
                 try await accounts.deleteAccount(userId: active.user.id, proof: proof, confirmation: try field(form, "confirm_email", max: 320),
                                                  context: request.clientContext)
@@ -69,38 +67,30 @@ extension AccountPages {
                 return response
             } catch let error as AccountError {
                 let message = error == .invalidCredentials ? web.texts["delete.wrong_password"] : error.text(web.texts)
-                return withRetryAfter(deletePage(web: web, active: active, error: message, status: context.status(for: error)), error)
+                return withRetryAfter(try await deletePage(web: web, active: active, error: message, status: context.status(for: error)), error)
             }
         }
     }
 
-    /// Deleting the account, on its own page: a fresh proof (``RecentAuthentication``) and the email typed.
-    /// A provider-only user is never asked for a password: they sign in with their provider again.
-    func deletePage(web: WebSession, active: ActiveSession, error: String?, status: HTTPStatus = .ok) -> Response {
+    /// Deleting the account, on its own page: a fresh sign-in (``FreshSignIn``) and the email typed.
+    /// A provider-only user is never asked for a password: they sign in with their provider (or passkey) again.
+    func deletePage(web: WebSession, active: ActiveSession, error: String?, status: HTTPStatus = .ok) async throws -> Response {
         let t = web.texts
-        let methods = RecentAuthentication(accounts: accounts, clock: clock).methods(user: active.user, session: active.session)
         let csrf = reader.token(for: web)
-        let canDelete = methods.password || methods.sessionIsRecent
-        let proof: HTML = methods.password ? """
-            <label for="delete_password">\(t["delete.your_password"])</label><input id="delete_password" name="password" type="password" autocomplete="current-password" required>
-            """ : methods.sessionIsRecent ? "<p class=\"muted\">\(t["delete.recent_sign_in"])</p>" : .empty
-        let again: HTML = methods.password || methods.sessionIsRecent ? .empty : """
-            <p>\(t["delete.sign_in_again"])</p>
-            \(providers.signInButtons(csrf: csrf, returnTo: "/account/delete", texts: t))
-            """
-        let form: HTML = !canDelete ? .empty : """
+        let fresh = try await freshSignIn(web: web, active: active, csrf: csrf, returnTo: "/account/delete")
+        let form: HTML = fresh.fields.map { fields in """
             <form method="post" action="/account/delete">\(context.hidden("csrf_token", csrf))
-            \(proof)
+            \(fields)
             <label for="confirm_email">\(t.html("delete.confirm_label", ["email": "<strong>\(active.user.email)</strong>"]))</label>
             <input id="confirm_email" name="confirm_email" type="text" autocomplete="off" required>
             <button type="submit" class="danger">\(t["delete.submit"])</button></form>
-            """
+            """ } ?? .empty
         var response = context.page(t["delete.title"], """
             \(PageLayout.notice(error))
             <p>\(t["delete.explanation"])</p>
-            \(again)\(form)
+            \(form)\(fresh.again)
             <p><a href="/account">\(t["delete.keep"])</a></p>
-            """, web: web, status: status, csrfToken: csrf)
+            """, web: web, status: status, csrfToken: csrf, id: "delete")
         response.noStore()
         return response
     }
@@ -113,6 +103,9 @@ extension AccountPages {
         "identity-unlinked": "notice.identity_unlinked", "passkey-added": "notice.passkey_added",
         "passkey-renamed": "notice.passkey_renamed", "passkey-removed": "notice.passkey_removed",
         "language-saved": "notice.language_saved",
+        "name-changed": "notice.name_changed", "email-change-sent": "notice.email_change_sent",
+        "email-changed": "notice.email_changed", "password-setup-sent": "notice.password_setup_sent",
+        "two-factor-on": "notice.two_factor_on", "two-factor-off": "notice.two_factor_off",
     ]
 
     func signInRedirect(_ request: Request) -> Response {

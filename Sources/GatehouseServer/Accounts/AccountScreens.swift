@@ -22,7 +22,7 @@ extension PageContext {
             \(providers.signInButtons(csrf: reader.token(for: web), returnTo: returnTo, texts: t))
             \(PasskeyScreens.signInButton(csrf: reader.token(for: web), returnTo: returnTo, texts: t))
             <p><a href="/password/forgot">\(t["sign_in.forgot"])</a> · <a href="/sign-up">\(t["sign_in.create_account"])</a></p>
-            """, web: web, status: status)
+            """, web: web, status: status, id: "sign-in")
     }
 
     /// `overview`: the lists when the caller read them with the session (`readWithOverview`); read here otherwise.
@@ -50,11 +50,14 @@ extension PageContext {
         let methods = providers.methods(user: user, identities: overview.identities, csrf: token, texts: t)
         let apps = try await authorizedApps(consents: overview.consents, grants: overview.grants, csrf: csrf, texts: t)
         let passkeys = PasskeyScreens.accountSection(try await passkeys.credentials(of: user.id), csrf: csrf, texts: t)
+        let twoStep: HTML = user.passwordHash == nil ? .empty
+            : Self.secondFactorSection(try await secondFactors.status(userID: user.id), csrf: csrf)
         return page(t["account.title"], """
             \(PageLayout.notice(notice, kind: "info"))\(PageLayout.notice(error))
             <p><strong>\(user.displayName ?? user.email)</strong><br><span class="muted">\(user.email) · \(user.emailVerified ? t["account.email_confirmed"] : t["account.email_unconfirmed"])</span></p>
             <h2>\(t["account.methods"])</h2><ul id="methods">\(methods.items)</ul>\(methods.linkForms)
             \(passkeys)
+            \(twoStep)
             <h2>\(t["account.applications"])</h2>
             \(apps)
             <h2>\(t["account.sessions"])</h2>
@@ -62,14 +65,10 @@ extension PageContext {
             <form method="post" action="/account/sessions/end-others">\(csrf)<button type="submit" class="secondary">\(t["account.end_others"])</button></form>
             <h2>\(t["account.preferences"])</h2>
             <p id="preferences">\(t.catalogue.name) · \(user.timeZone ?? "UTC") <a href="/account/preferences">\(t["account.preferences_change"])</a></p>
-            <h2>\(t["account.change_password"])</h2>
-            <form method="post" action="/account/password">\(csrf)
-            <label for="current_password">\(t["field.current_password"])</label><input id="current_password" name="current_password" type="password" autocomplete="current-password" required>
-            <label for="new_password">\(t["field.new_password"])</label><input id="new_password" name="new_password" type="password" autocomplete="new-password" minlength="10" required>
-            <button type="submit">\(t["account.change_password_submit"])</button></form>
+            \(selfServiceSections(user: user, csrf: csrf, texts: t))
             <h2>\(t["account.delete"])</h2>
             <p><a href="/account/delete">\(t["account.delete_link"])</a> <span class="muted">\(t["account.delete_hint"])</span></p>
-            """, web: web, status: status, csrfToken: token)
+            """, web: web, status: status, csrfToken: token, id: "account")
     }
 
     /// Applications the user consented to or that hold refresh tokens, each with a revoke button.

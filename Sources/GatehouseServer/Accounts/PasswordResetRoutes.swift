@@ -19,7 +19,7 @@ extension AccountPages {
             let t = web.texts
             return context.page(t["check_email.title"], """
                 <p>\(t.html("forgot.sent", ["email": "<strong>\(email)</strong>"]))</p><p><a href="/sign-in">\(t["forgot.back"])</a></p>
-                """, web: web)
+                """, web: web, id: "forgot-sent")
         }
         router.get("/password/reset/{token}") { request async throws in
             let web = try await reader.read(request)
@@ -36,7 +36,7 @@ extension AccountPages {
                 return context.page(t["reset.done_title"], """
                     <p>\(t["reset.done"])</p>
                     <p><a href="/sign-in">\(t["reset.sign_in"])</a></p>
-                    """, web: web)
+                    """, web: web, id: "reset-done")
             } catch let error as AccountError {
                 return withRetryAfter(resetPage(web: web, token: token, error: error.text(web.texts), status: context.status(for: error), invalid: error.fields), error)
             }
@@ -54,7 +54,7 @@ extension AccountPages {
                                                    password: try field(form, "password"), context: request.clientContext) {
                 case .verified(let user):
                     return web.user?.id == user.id ? .redirect(to: "/account?notice=email-verified")
-                        : context.page(web.texts["verify.done_title"], #"<p>\#(web.texts["notice.email_verified"]) <a href="/sign-in">\#(web.texts["verify.sign_in"])</a></p>"#, web: web)
+                        : context.page(web.texts["verify.done_title"], #"<p>\#(web.texts["notice.email_verified"]) <a href="/sign-in">\#(web.texts["verify.sign_in"])</a></p>"#, web: web, id: "verify-done")
                 case .passwordCleared(_, let resetToken):
                     // The prover holds the address but not the password: they choose one now.
                     return .redirect(to: "/password/reset/" + PercentDecoding.encode(resetToken) + "?confirmed=1")
@@ -82,7 +82,7 @@ extension AccountPages {
             <p class="muted" id="verify-with-passkey">\(t.html("verify.passkey", ["sign_in": #"<a href="/sign-in?return_to=\#(PercentDecoding.encode("/email/verify/" + token))">\#(t["verify.passkey_sign_in"])</a>"#]))</p>
             """)
             <button type="submit">\(t["verify.submit"])</button></form>
-            """, web: web, status: status)
+            """, web: web, status: status, id: "verify")
         response.noStore()
         return response
     }
@@ -94,7 +94,7 @@ extension AccountPages {
             <form method="post" action="/password/forgot">\(context.hidden("csrf_token", reader.token(for: web)))
             <label for="email">\(t["field.email"])</label><input id="email" name="email" type="email" autocomplete="email" required value="\(email)"\(PageLayout.invalid("email", in: invalid))>
             <button type="submit">\(t["forgot.submit"])</button></form>
-            """, web: web, status: status)
+            """, web: web, status: status, id: "forgot")
     }
 
     func resetPage(web: WebSession, token: String, error: String?, info: String? = nil, status: HTTPStatus = .ok, invalid: Set<String> = []) -> Response {
@@ -104,6 +104,6 @@ extension AccountPages {
             <form method="post" action="/password/reset/\(PercentDecoding.encode(token))">\(context.hidden("csrf_token", reader.token(for: web)))
             <label for="new_password">\(t["field.new_password"])</label><input id="new_password" name="new_password" type="password" autocomplete="new-password" minlength="10" required\(PageLayout.invalid("new_password", in: invalid))>
             <button type="submit">\(t["reset.submit"])</button></form>
-            """, web: web, status: status)
+            """, web: web, status: status, id: "reset")
     }
 }

@@ -50,6 +50,6 @@ extension AccountPages {
             <p class="muted">\(t["preferences.time_zone_hint"])</p>
             <button type="submit">\(t["preferences.submit"])</button></form>
             <p><a href="/account">\(t["preferences.back"])</a></p>
-            """, web: web, status: status)
+            """, web: web, status: status, id: "preferences")
     }
 }

@@ -21,6 +21,12 @@ extension AccountPages {
                 let device = request.cookies[reader.cookies.name("device")]
                 let user = try await accounts.authenticate(email: email, password: password, context: request.clientContext,
                                                            deviceCookie: device)
+                // An account with a second factor gets no session yet: the sign-in waits for its code.
+                if try await context.secondFactors.isRequired(userID: user.id) {
+                    let challenge = try await context.secondSteps.hold(userID: user.id, methods: ["pwd"], returnTo: returnTo,
+                                                                       browserBinding: web.csrfBinding)
+                    return try await context.secondStepPrompt(web: web, challenge: challenge, userID: user.id, error: nil)
+                }
                 // A new session id at every sign-in; any session the browser had is ended.
                 if let old = web.token { try await sessions.end(token: old) }
                 let issued = try await sessions.start(userId: user.id, methods: ["pwd"], context: request.clientContext)

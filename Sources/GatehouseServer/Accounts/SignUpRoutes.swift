@@ -33,7 +33,7 @@ extension AccountPages {
         return context.page(t["check_email.title"], """
             <p>\(t.html("check_email.sent", ["sign_in": #"<a href="/sign-in">\#(t["check_email.sign_in"])</a>"#]))</p>
             <p class="muted">\(t.html("check_email.no_message", ["try_again": #"<a href="/sign-up">\#(t["check_email.try_again"])</a>"#]))</p>
-            """, web: web)
+            """, web: web, id: "check-email")
     }
 
     func signUpPage(web: WebSession, email: String, name: String, error: String?, status: HTTPStatus = .ok,
@@ -51,6 +51,6 @@ extension AccountPages {
             </form>
             \(PasskeyScreens.signUpForm(csrf: reader.token(for: web), texts: t))
             <p>\(t.html("sign_up.have_account", ["sign_in": #"<a href="/sign-in">\#(t["sign_up.sign_in"])</a>"#]))</p>
-            """, web: web, status: status)
+            """, web: web, status: status, id: "sign-up")
     }
 }

@@ -1,5 +1,7 @@
 import Foundation
+import GatehouseCrypto
 import GatehouseHTTP
+import GatehouseIdentity
 import GatehouseStore
 
 /// Reading request bodies and writing resources for the admin API.
@@ -62,6 +64,14 @@ enum AdminJSON {
         ["provider": identity.provider, "subject": identity.subject, "email": identity.email.map { $0 as Any } ?? NSNull(),
          "email_verified": identity.emailVerified, "private_relay": identity.isPrivateRelay,
          "created_at": time(identity.createdAt), "last_used_at": time(identity.lastUsedAt)]
+    }
+
+    static func factors(_ status: SecondFactors.Status, credentials: [WebAuthnCredential]) -> [String: Any] {
+        ["totp": status.totp, "recovery_codes_left": status.recoveryCodesLeft, "second_step_required": status.isEnabled,
+         "webauthn": credentials.map { credential -> [String: Any] in
+             ["id": Base64URL.encode(credential.credentialID), "name": credential.name, "synced": credential.backedUp,
+              "created_at": time(credential.createdAt), "last_used_at": credential.lastUsedAt.map { time($0) as Any } ?? NSNull()]
+         }]
     }
 
     static func audit(_ record: AuditRecord) -> [String: Any] {

@@ -26,7 +26,8 @@ enum AdminOpenAPI {
                "description": "Accounts, sessions, identities and audit log. Authorize with a client-credentials access token carrying the admin scope, from a client registered with admin: true."},
       "servers": [{"url": "@ISSUER@", "description": "This Gatehouse (its public URL)"}],
       "tags": [{"name": "users", "description": "Accounts"}, {"name": "sessions", "description": "Signed-in browser and app sessions"},
-               {"name": "identities", "description": "Linked sign-in providers"}, {"name": "audit", "description": "The per-user audit log"}],
+               {"name": "identities", "description": "Linked sign-in providers"}, {"name": "factors", "description": "Second factors and WebAuthn credentials"},
+               {"name": "audit", "description": "The per-user audit log"}],
       "security": [{"oauth2": ["admin"]}],
       "paths": {
         "/admin/v1/users": {
@@ -76,6 +77,11 @@ enum AdminOpenAPI {
             {"name": "subject", "in": "path", "required": true, "schema": {"type": "string", "minLength": 1}}],
           "delete": {"operationId": "unlinkIdentity", "summary": "Unlink a provider identity (not the last way to sign in)", "tags": ["identities"], "responses": {"204": {"description": "Unlinked"}, "409": \##(problem), \##(errors)}}
         },
+        "/admin/v1/users/{id}/factors": {
+          "parameters": [\##(userId)],
+          "get": {"operationId": "listFactors", "summary": "List a user's second factors and passkeys", "tags": ["factors"], "responses": {"200": {"description": "The factors", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Factors"}}}}, \##(errors)}},
+          "delete": {"operationId": "resetFactors", "summary": "Remove a user's authenticator app and recovery codes (the password and passkeys stay)", "tags": ["factors"], "responses": {"204": {"description": "Reset"}, \##(errors)}}
+        },
         "/admin/v1/users/{id}/audit": {
           "parameters": [\##(userId)],
           "get": {"operationId": "readAudit", "summary": "Read a user's audit log, newest first", "tags": ["audit"],
@@ -113,6 +119,12 @@ enum AdminOpenAPI {
             "properties": {"provider": {"type": "string"}, "subject": {"type": "string"}, "email": {"type": ["string", "null"]},
               "email_verified": {"type": "boolean"}, "private_relay": {"type": "boolean"},
               "created_at": {"type": "string", "format": "date-time"}, "last_used_at": {"type": "string", "format": "date-time"}}},
+          "Factors": {"type": "object", "additionalProperties": false, "examples": [{"totp": true, "recovery_codes_left": 9, "second_step_required": true, "webauthn": [{"id": "AQID", "name": "YubiKey", "synced": false, "created_at": "2026-12-01T09:30:00Z", "last_used_at": null}]}],
+            "required": ["totp", "recovery_codes_left", "second_step_required", "webauthn"],
+            "properties": {"totp": {"type": "boolean"}, "recovery_codes_left": {"type": "integer", "minimum": 0}, "second_step_required": {"type": "boolean"},
+              "webauthn": {"type": "array", "items": {"type": "object", "additionalProperties": false, "required": ["id", "name", "synced", "created_at", "last_used_at"],
+                "properties": {"id": {"type": "string"}, "name": {"type": "string"}, "synced": {"type": "boolean"}, "created_at": {"type": "string", "format": "date-time"},
+                  "last_used_at": {"type": ["string", "null"], "format": "date-time"}}}}}},
           "AuditEvent": {"type": "object", "examples": [{"sequence": 42, "type": "sign_in.succeeded", "occurred_at": "2026-12-01T09:30:00Z", "ip": "203.0.113.7", "user_agent": "Mozilla/5.0", "details": {}}], "required": ["sequence", "type", "occurred_at", "ip", "user_agent", "details"],
             "properties": {"sequence": {"type": "integer"}, "type": {"type": "string"}, "occurred_at": {"type": "string", "format": "date-time"},
               "ip": {"type": ["string", "null"]}, "user_agent": {"type": ["string", "null"]}, "details": {"type": "object"}}}

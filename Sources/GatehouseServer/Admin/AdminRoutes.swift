@@ -18,6 +18,9 @@ struct AdminRoutes: Sendable {
     let limits: [RateLimitRule]
     /// The public URL: the document's `servers` and token URL.
     let issuer: String
+    /// A user's second factors (authenticator app, recovery codes) and WebAuthn credentials, to list and reset.
+    let secondFactors: SecondFactors
+    let passkeys: WebAuthnCeremonies
 
     static let prefix = "/admin/v1"
 
@@ -98,6 +101,23 @@ struct AdminRoutes: Sendable {
                 throw AdminProblem.notFound("No such identity is linked to the user.")
             }
             return Response(status: .noContent)
+        }
+        do {
+            route(&router, .get, "/users/{id}/factors") { request, _ in
+                try Self.onlyQuery(request, [])
+                let id = try Self.id(request)
+                _ = try await administration.user(id: id)
+                let status = try await secondFactors.status(userID: id)
+                return AdminJSON.response(AdminJSON.factors(status, credentials: try await passkeys.credentials(of: id)))
+            }
+            // The reset of a locked-out user: the authenticator app and the recovery codes go; the password stays.
+            route(&router, .delete, "/users/{id}/factors") { request, actor in
+                try Self.onlyQuery(request, [])
+                let id = try Self.id(request)
+                _ = try await administration.user(id: id)
+                _ = try await secondFactors.removeAll(userID: id, context: request.clientContext, by: actor)
+                return Response(status: .noContent)
+            }
         }
         route(&router, .get, "/users/{id}/audit") { request, _ in
             try Self.onlyQuery(request, ["type", "limit"])

@@ -57,18 +57,22 @@ public struct GatehouseApp: Sendable {
         // F3: native Sign in with Apple (and Google), as their own endpoints and as the token-exchange grant.
         let nativeApple = providerWiring.nativeAppleSignIn(clients: clients)
         let nativeGoogle = providerWiring.nativeGoogleSignIn(clients: clients)
+        let branding = configuration.branding ?? .standard(for: configuration.publicURL)
+        // Every mail, whoever sends it, goes out multipart and branded.
+        let brandedMailer = BrandedMailer(inner: mailer ?? configuration.smtp.map { SMTPMailer(configuration: $0) } ?? LogMailer(sink: log.sink),
+                                          branding: branding, publicURL: configuration.publicURL)
         // Admin unlinks and deletions queue Apple's token revocation like the account page does.
         var services = IdentityServices(configuration: configuration, database: database, secrets: secrets,
-                                        mailer: mailer ?? configuration.smtp.map { SMTPMailer(configuration: $0) } ?? LogMailer(sink: log.sink), clock: clock, log: log,
+                                        mailer: brandedMailer, clock: clock, log: log,
                                         events: events, audit: audit, clients: clients,
                                         externalIDTokens: NativeIDTokenResolvers(apple: nativeApple, google: nativeGoogle),
                                         providerTokens: providerWiring.revocations)
         let outboundAttempts = metrics.outboundDeliveries
-        let branding = configuration.branding ?? .standard(for: configuration.publicURL)
         var languages = Languages(catalogues: Languages.builtIn.catalogues, defaultTag: branding.defaultLanguage)
         languages.uiLocalesCookie = services.webSessions.cookies.name("ui_locales")
         services.webSessions.languages = languages
-        services.links.wording = CatalogueMailWording(languages: languages, productName: branding.productName)
+        services.links.wording = CatalogueMailWording(languages: languages, productName: branding.productName,
+                                                     templates: branding.templates)
         var layout = PageLayout(demo: configuration.demo, branding: branding)
         layout.languages = languages
         providers = providerWiring.registry
@@ -100,13 +104,17 @@ public struct GatehouseApp: Sendable {
         // One context for every page route: the layout, the session reader and the shared screens' services.
         let pages = PageContext(layout: layout, reader: services.webSessions, audit: services.audit,
                                 clock: services.clock, sessions: services.sessions, clients: services.tokens.registry,
-                                providers: providerWiring.pages, passkeys: passkeys)
+                                providers: providerWiring.pages, passkeys: passkeys, secondFactors: services.secondFactors,
+                                secondSteps: services.secondSteps)
         AccountPages(context: pages, accounts: services.accounts, links: services.links, tokens: services.tokens,
                      applications: ApplicationAccessRevocation(consents: database.consents, revocation: services.tokens.revocation,
-                                                               audit: services.audit)).register(into: &router)
+                                                               audit: services.audit),
+                     dataExport: AccountDataExport(database: database, audit: services.audit, clock: services.clock)).register(into: &router)
         PasskeyRoutes(context: pages, ceremonies: passkeys, recentSignInWindow: 5 * 60).register(into: &router)
         PasskeySignUpRoutes(context: pages, signUp: PasskeySignUp(accounts: services.accounts, ceremonies: passkeys), links: services.links)
             .register(into: &router)
+        SecondFactorRoutes(context: pages, factors: services.secondFactors, steps: services.secondSteps, accounts: services.accounts,
+                           recentSignInWindow: 5 * 60).register(into: &router)
         providerWiring.register(into: &router, context: pages, services: services, publicBase: configuration.oauth.issuer)
         NativeRoutes(apps: NativeAppDirectory(registry: services.tokens.registry), handoffs: services.handoffs,
                      confirmations: services.handoffConfirmations, sessions: services.sessions,
@@ -134,7 +142,8 @@ public struct GatehouseApp: Sendable {
         TokenRoutes(tokens: services.tokens, origins: origins, log: log, issued: metrics.tokensIssued).register(into: &router)
         AdminRoutes(administration: services.administration, tokens: services.tokens, log: log,
                     limiter: RateLimiter(store: services.database.rateLimits, clock: services.clock),
-                    limits: configuration.rateLimits.adminAPIPerClient, issuer: configuration.oauth.issuer).register(into: &router)
+                    limits: configuration.rateLimits.adminAPIPerClient, issuer: configuration.oauth.issuer,
+                    secondFactors: services.secondFactors, passkeys: passkeys).register(into: &router)
         let pushed = PushedAuthorizationRequests(store: database.flowStates, registry: services.tokens.registry,
                                                  resources: configuration.oauth.resources, clock: services.clock)
         PushedAuthorizationRoutes(pushed: pushed, registry: services.tokens.registry, origins: origins, log: log,

@@ -25,6 +25,9 @@ public struct IdentityServices: Sendable {
     public let administration: AccountAdministration
     /// Webhooks and back-channel logout tokens, enqueued for the maintenance job runner.
     public let events: OutboundEvents
+    /// Authenticator apps and recovery codes, and the sign-ins waiting for their second step.
+    public let secondFactors: SecondFactors
+    public let secondSteps: SecondStepChallenges
     var webSessions: WebSessionReader
 
     /// Webhooks and back-channel logout tokens to enqueue; made before the audit trail, which feeds it.
@@ -97,6 +100,11 @@ public struct IdentityServices: Sendable {
         importer = UserImporter(database: database, audit: audit, clock: clock, subjectSource: configuration.subjectSource,
                                 ownershipClaim: ownershipClaim)
         authorization = AuthorizationService(database: database, settings: configuration.oauth, clock: clock)
+        // The secrets' own derived key: a leak of another sealed value's key opens no authenticator.
+        secondFactors = SecondFactors(store: database.secondFactors, sealing: try! KeyEncryptionKey(bytes: secrets.derivedKey("totp-secrets")),
+                                      limiter: RateLimiter(store: database.rateLimits, clock: clock), limits: configuration.rateLimits,
+                                      audit: audit, clock: clock, issuer: configuration.passkeys.rpName)
+        secondSteps = SecondStepChallenges(store: database.oneTimeTokens, clock: clock)
         webSessions = WebSessionReader(sessions: sessions,
                                        cookies: CookiePolicy(publicURL: configuration.publicURL,
                                                              sessionMaxAge: configuration.sessions.absoluteTimeout),

@@ -48,6 +48,10 @@ enum ScriptAssets {
     /// Gatehouse as forms carrying the page's CSRF token; without WebAuthn the passkey parts stay hidden.
     static let passkeys = file("gatehouse-passkeys.js")
 
+    /// `/assets/gatehouse-second-step.js`: a security key or passkey answering the sign-in's second step — the
+    /// ceremony with the prompt's own options, the answer posted as a form beside the code form.
+    static let secondStep = file("gatehouse-second-step.js")
+
     /// Serves `bytes` as JavaScript at `path`, cacheable for five minutes (the scripts change only with a release).
     static func register(_ path: String, _ bytes: [UInt8], into router: inout Router) {
         router.get(path) { _ in

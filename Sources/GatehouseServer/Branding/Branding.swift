@@ -16,6 +16,8 @@ public struct Branding: Sendable {
     public var providerMarks: [String: Logo] = [:]
     /// The language of pages for a reader who asks for none Gatehouse ships (`branding.default_language`).
     public var defaultLanguage = "en"
+    /// The operator's layout, page blocks and mails (`branding.templates_dir`); none by default.
+    var templates = PageTemplates.none
 
     /// A logo: a remote image or a file served from `/assets/logo`.
     public enum Logo: Sendable, Equatable {

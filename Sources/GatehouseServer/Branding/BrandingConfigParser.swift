@@ -11,7 +11,7 @@ import Foundation
 /// File paths are relative to the configuration file. Every check runs at start-up, so a missing file or
 /// a palette that fails WCAG AA stops the server with the key at fault instead of serving a broken page.
 enum BrandingConfigParser {
-    static let knownKeys: Set<String> = ["product_name", "logo", "colors", "extra_css", "support_links", "provider_marks", "default_language"]
+    static let knownKeys: Set<String> = ["product_name", "logo", "colors", "extra_css", "support_links", "provider_marks", "default_language", "templates_dir"]
     static let maximumFileBytes = 512 * 1024
     static let logoTypes = ["svg": "image/svg+xml", "png": "image/png", "jpg": "image/jpeg", "jpeg": "image/jpeg", "webp": "image/webp"]
 
@@ -31,6 +31,12 @@ enum BrandingConfigParser {
                                          problem: "must be one of \(Languages.shippedTags.joined(separator: ", "))")
             }
             branding.defaultLanguage = tag
+        }
+        if let value = values["templates_dir"] {
+            guard let path = value as? String, !path.isEmpty else {
+                throw ConfigurationError(key: "branding.templates_dir", problem: "must be a folder path")
+            }
+            branding.templates = try PageTemplates.load(directory: path.hasPrefix("/") ? path : baseDirectory + "/" + path)
         }
         if let value = values["logo"] {
             guard let text = value as? String, !text.isEmpty else {

@@ -58,7 +58,8 @@ struct ConfigFile {
                                                   "minimum_receive_bytes_per_second"]) {
             try applyHTTP(http, to: &configuration)
         }
-        if let sessions = try section("sessions", known: ["idle_timeout_seconds", "absolute_timeout_seconds"]) {
+        if let sessions = try section("sessions", known: ["idle_timeout_seconds", "absolute_timeout_seconds", "fresh_sign_in_seconds"]) {
+            if let v = try sessions.integer("fresh_sign_in_seconds", 10...3_600) { configuration.sessions.freshSignInWindow = TimeInterval(v) }
             if let v = try sessions.integer("idle_timeout_seconds", 60...(366 * 86_400)) { configuration.sessions.idleTimeout = TimeInterval(v) }
             if let v = try sessions.integer("absolute_timeout_seconds", 60...(3 * 366 * 86_400)) {
                 configuration.sessions.absoluteTimeout = TimeInterval(v)

@@ -16,7 +16,7 @@ public struct ConfiguredClient: Sendable {
         let known: Set = ["id", "name", "type", "secret", "secret_env", "redirect_uris", "post_logout_redirect_uris", "grants",
                           "scopes", "first_party", "allow_localhost", "web_origins", "native", "introspect_any",
                           "id_token_signed_response_alg", "refresh_id_token", "admin", "backchannel_logout_uri", "backchannel_logout_session_required",
-                          OAuthClient.dpopBoundAccessTokensKey, PushedAuthorizationRequests.requiredKey]
+                          OAuthClient.dpopBoundAccessTokensKey, PushedAuthorizationRequests.requiredKey, AuthenticationLevel.requireMFAKey]
         for key in object.keys where !known.contains(key) {
             throw ConfigurationError(key: "\(prefix).\(key)", problem: "unknown setting")
         }
@@ -85,6 +85,10 @@ public struct ConfiguredClient: Sendable {
         // RFC 9126 §6: this client's authorization requests come only through the PAR endpoint.
         if try flag(PushedAuthorizationRequests.requiredKey) {
             metadata = ClientMetadata.setting(PushedAuthorizationRequests.requiredKey, to: true, in: metadata)
+        }
+        // Every sign-in for this client is multi-factor: a password-only session steps up first.
+        if try flag(AuthenticationLevel.requireMFAKey) {
+            metadata = ClientMetadata.setting(AuthenticationLevel.requireMFAKey, to: true, in: metadata)
         }
         // A client of the admin API (`/admin/v1/`): confidential, and only it may be granted `admin`.
         if try flag("admin") {

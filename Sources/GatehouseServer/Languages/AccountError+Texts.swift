@@ -18,13 +18,16 @@ extension AccountError {
         case .reauthenticationRequired: t["error.reauthentication_required"]
         case .lastSignInMethod: t["error.last_sign_in_method"]
         case .confirmationMismatch: t["error.confirmation_mismatch"]
+        case .invalidName: t["error.invalid_name"]
         }
     }
 
     /// The password policy's sentence; its length limits carry a number, so they are matched by their start.
     static func passwordRule(_ why: String, _ t: Texts) -> String {
-        for (prefix, key) in [("Use at least ", "error.password_min"), ("Use at most ", "error.password_max")] where why.hasPrefix(prefix) {
-            if let count = Int(why.dropFirst(prefix.count).prefix { $0.isNumber }) { return t.count(key, count) }
+        for prefix in ["Use at least ", "Use at most "] where why.hasPrefix(prefix) {
+            if let count = Int(why.dropFirst(prefix.count).prefix { $0.isNumber }) {
+                return t.count(prefix == "Use at least " ? "error.password_min" : "error.password_max", count)
+            }
         }
         return t.translating(why)
     }

@@ -48,8 +48,11 @@ struct Languages: Sendable {
     /// The texts for a request: `saved` (the user's choice), `ui_locales` in the query or the flow's cookie,
     /// `Accept-Language`, the default.
     func texts(for request: Request, saved: String? = nil) -> Texts {
-        texts(choose(saved: saved, uiLocales: request.query["ui_locales"] ?? request.cookies.only(uiLocalesCookie),
-                     acceptLanguage: request.headers["Accept-Language"]))
+        // A new authorization request starts a new flow: the last flow's language is not its own.
+        let newFlow = request.path.hasSuffix("/oauth/authorize") && request.query["gatehouse_pending"] == nil
+        let carried = newFlow ? nil : request.cookies.only(uiLocalesCookie)
+        return texts(choose(saved: saved, uiLocales: request.query["ui_locales"] ?? carried,
+                            acceptLanguage: request.headers["Accept-Language"]))
     }
 
     /// The tag chosen by the order above.

@@ -92,6 +92,10 @@ struct AuthorizeRoutes: Sendable {
             }
             return signIn(pendingID: id, loginHint: authorizationRequest.loginHint, reauth: reauthenticate,
                           provider: Self.isHotwireNativeApp(request) ? hintedProvider : nil)
+        case .stepUp:
+            // Parked like a sign-in: the second step starts a new session, which the resumed request is decided for.
+            let id = try await pending.park(PendingAuthorization(parameters: parameters, requestedAt: requestedAt))
+            return .redirect(to: "/sign-in/step-up?return_to=" + PercentDecoding.encode(Self.resumePath(pendingID: id)))
         case .unconfirmedEmail(let user):
             return unconfirmedPage(user, web.texts)
         case .approve(let active):
@@ -250,7 +254,7 @@ struct AuthorizeRoutes: Sendable {
                 \(form)
                 """
         }
-        var response = Response.html(layout.render(title: title, body: body, texts: t, signedIn: true, csrf: csrf))
+        var response = Response.html(layout.render(title: title, body: body, texts: t, signedIn: true, csrf: csrf, page: "consent"))
         response.noStore()
         return response
     }

@@ -41,7 +41,7 @@ struct DiscoveryRoutes: Sendable {
             "revocation_endpoint_auth_methods_supported": strings(["client_secret_basic", "client_secret_post", "none"]),
             "introspection_endpoint_auth_methods_supported": strings(["client_secret_basic", "client_secret_post"]),
             "code_challenge_methods_supported": strings(["S256"]),
-            "claims_supported": strings(["sub", "iss", "aud", "exp", "iat", "auth_time", "nonce", "at_hash", "amr", "azp",
+            "claims_supported": strings(["sub", "iss", "aud", "exp", "iat", "auth_time", "nonce", "at_hash", "amr", "acr", "azp",
                                          "email", "email_verified", "name", "preferred_username", "updated_at", "sid",
                                          "external_id"]),
             // OpenID Connect Back-Channel Logout 1.0 §2.1: logout tokens carry `sid` (and ID tokens do too).
@@ -49,7 +49,9 @@ struct DiscoveryRoutes: Sendable {
             "backchannel_logout_session_supported": .bool(true),
             "prompt_values_supported": strings(["none", "login", "consent"]),
             "authorization_response_iss_parameter_supported": .bool(true),
-            "claims_parameter_supported": .bool(false),
+            // Only an essential `acr` request is read from `claims` (step-up); scopes release the other claims.
+            "claims_parameter_supported": .bool(true),
+            "acr_values_supported": strings(AuthenticationLevel.supported),
             "request_parameter_supported": .bool(false),
             "request_uri_parameter_supported": .bool(false),
             // RFC 9449 §5.1: the algorithms a DPoP proof may be signed with.

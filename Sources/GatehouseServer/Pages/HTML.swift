@@ -10,7 +10,8 @@ struct PageLayout: Sendable {
     /// Chooses the language of pages rendered without a ``WebSession`` (errors, native and OAuth pages).
     var languages: Languages = .builtIn
 
-    func render(title: String, body: HTML, texts t: Texts, signedIn: Bool = false, csrf: String? = nil) -> HTML {
+    /// `page`: the page's id (docs/templates.md), naming its block in the operator's templates.
+    func render(title: String, body: HTML, texts t: Texts, signedIn: Bool = false, csrf: String? = nil, page: String? = nil) -> HTML {
         let banner: HTML = demo ? #"<div class="demo-banner" role="status">\#(t["layout.demo_banner"])</div>"# : .empty
         let nav: HTML
         if signedIn, let csrf {
@@ -22,6 +23,10 @@ struct PageLayout: Sendable {
         } else {
             nav = #"<nav><a href="/sign-in">\#(t["layout.nav.sign_in"])</a> <a href="/sign-up">\#(t["layout.nav.sign_up"])</a></nav>"#
         }
+        let templates = branding.templates
+        if templates.layout != nil || page.flatMap({ templates.pages[$0] }) != nil {
+            return templated(title: title, body: body, texts: t, banner: banner, nav: nav, signedIn: signedIn, page: page)
+        }
         return """
             <!doctype html>
             <html lang="\(t.tag)" dir="\(t.direction)"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
@@ -32,6 +37,39 @@ struct PageLayout: Sendable {
             \(body)
             </main>\(footer)</body></html>
             """
+    }
+
+    /// The page through the operator's templates: the page's block (if any) around its content, then the
+    /// layout (if any) around that; what has no template is rendered as built in.
+    private func templated(title: String, body: HTML, texts t: Texts, banner: HTML, nav: HTML, signedIn: Bool, page: String?) -> HTML {
+        let head: HTML = """
+            <meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+            <title>\(title) · \(branding.productName)</title><link rel="stylesheet" href="/assets/gatehouse.css">\(extraStylesheet)<meta name="gatehouse-page" content="1">
+            <script src="/assets/gatehouse-turbo.js"></script><script src="/assets/gatehouse-bridge.js"></script>
+            """
+        var values: [String: Template.Value] = [
+            "lang": .text(t.tag), "dir": .text(t.direction), "title": .text(title), "product_name": .text(branding.productName),
+            "head": .html(head), "banner": .html(banner), "brand": .html(brandMark), "nav": .html(nav), "footer": .html(footer),
+            "support_links": .list(branding.supportLinks.map { ["label": .text($0.label), "url": .text($0.url)] }),
+            "signed_in": .flag(signedIn), "demo": .flag(demo), "page": .text(page ?? ""),
+        ]
+        var main = body
+        if let page, let block = branding.templates.pages[page] {
+            values["content"] = .html(body)
+            main = block.render(values)
+        }
+        guard let layout = branding.templates.layout else {
+            return """
+                <!doctype html>
+                <html lang="\(t.tag)" dir="\(t.direction)"><head>\(head)</head>
+                <body>\(banner)<header>\(brandMark)\(nav)</header>
+                <main><h1>\(title)</h1>
+                \(main)
+                </main>\(footer)</body></html>
+                """
+        }
+        values["body"] = .html("<h1>\(title)</h1>\n\(main)")
+        return layout.render(values)
     }
 
     /// The header's home link: the logo (its alternative text is the product's name) or the name.

@@ -18,14 +18,20 @@ struct PageContext: Sendable {
     let providers: ProviderPages
     /// The account page's passkey list.
     let passkeys: WebAuthnCeremonies
+    /// The account page's two-step section and the sign-in's second step.
+    let secondFactors: SecondFactors
+    let secondSteps: SecondStepChallenges
 
     /// A page response, setting the pre-session CSRF cookie when this request minted one. `csrfToken`:
     /// the request's token when the caller derived it already (it is one HMAC per page otherwise).
-    func page(_ title: String, _ body: HTML, web: WebSession, status: HTTPStatus = .ok, csrfToken: String? = nil) -> Response {
+    /// `id`: the page's id for the operator's page blocks (docs/templates.md).
+    func page(_ title: String, _ body: HTML, web: WebSession, status: HTTPStatus = .ok, csrfToken: String? = nil,
+              id: String? = nil) -> Response {
         // Only the signed-in layout carries a token (its sign-out form).
         let signedIn = web.user != nil
         var response = Response.html(layout.render(title: title, body: body, texts: web.texts, signedIn: signedIn,
-                                                   csrf: signedIn ? csrfToken ?? reader.token(for: web) : nil), status: status)
+                                                   csrf: signedIn ? csrfToken ?? reader.token(for: web) : nil, page: id),
+                                     status: status)
         if let cookie = web.newCSRFCookie { response.setCookie(cookie) }
         response.noStore()
         return response
@@ -39,7 +45,7 @@ struct PageContext: Sendable {
         case .emailTaken, .lastSignInMethod: .conflict
         case .invalidToken, .notFound: .badRequest
         case .emailUnverified, .reauthenticationRequired: .forbidden
-        case .invalidEmail, .weakPassword, .confirmationMismatch: .unprocessableContent
+        case .invalidEmail, .weakPassword, .confirmationMismatch, .invalidName: .unprocessableContent
         }
     }
 

@@ -21,7 +21,7 @@ struct PageErrorRenderer {
         var response = Response.html(layout.render(title: title, body: """
             \(PageLayout.notice(t.translating(error.publicMessage)))
             <p><a href="/">\(t("error_page.back", ["product": layout.branding.productName]))</a></p><p class="muted">\(t("error_page.request", ["id": request.requestID]))</p>
-            """, texts: t), status: error.status)
+            """, texts: t, page: "error"), status: error.status)
         for (name, value) in error.headers { response.headers.set(name, value) }
         response.noStore()
         return response

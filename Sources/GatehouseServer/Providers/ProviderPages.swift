@@ -16,10 +16,12 @@ struct ProviderPages: Sendable {
 
     func label(_ provider: String) -> String { buttons.first { $0.id == provider }?.label ?? provider }
 
-    /// One plain POST form per provider (no JavaScript), carrying the CSRF token and `return_to`.
-    func signInButtons(csrf: String, returnTo: String?, texts t: Texts) -> HTML {
-        guard !buttons.isEmpty else { return .empty }
-        let forms = buttons.map { button -> HTML in
+    /// One plain POST form per provider (no JavaScript), carrying the CSRF token and `return_to`;
+    /// `only`: just these providers (those an account has linked, to sign in again with).
+    func signInButtons(csrf: String, returnTo: String?, texts t: Texts, only: Set<String>? = nil) -> HTML {
+        let shown = only.map { only in buttons.filter { only.contains($0.id) } } ?? buttons
+        guard !shown.isEmpty else { return .empty }
+        let forms = shown.map { button -> HTML in
             """
             <form method="post" action="/auth/\(button.id)" class="provider"><input type="hidden" name="csrf_token" value="\(csrf)">\
             \(returnTo.map { PageLayout.hidden("return_to", $0) } ?? .empty)\

@@ -73,6 +73,8 @@ public protocol GatehouseDatabase: Sendable {
     var webAuthnCredentials: any WebAuthnCredentialStore { get }
     /// Outstanding WebAuthn challenges, keyed by hash, single use.
     var webAuthnChallenges: any WebAuthnChallengeStore { get }
+    /// TOTP authenticators and recovery codes (second factors).
+    var secondFactors: any SecondFactorStore { get }
 }
 
 extension GatehouseDatabase {

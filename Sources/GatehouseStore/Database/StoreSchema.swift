@@ -40,6 +40,8 @@ public enum StoreSchema {
         Version(number: 27, name: "refresh_tokens_dpop_jkt"),
         Version(number: 29, name: "webauthn_credentials"),
         Version(number: 30, name: "webauthn_challenges"),
+        Version(number: 31, name: "totp_factors"),
+        Version(number: 32, name: "recovery_codes"),
         Version(number: 33, name: "users_language_and_time_zone"),
         Version(number: 38, name: "authorization_bindings"),
     ]

@@ -12,6 +12,8 @@ public struct TokenPurpose: RawRepresentable, Hashable, Sendable, ExpressibleByS
     public static let emailVerify: TokenPurpose = "email_verify"
     /// F2: system browser → app web view hand-off.
     public static let handoff: TokenPurpose = "handoff"
+    /// A change of a signed-in account's address, proven by the link mailed to the new one (payload: the address).
+    public static let emailChange: TokenPurpose = "email_change"
 }
 
 /// A single-use secret sent to a user (link in an email, custom-scheme redirect), stored by hash.

@@ -29,4 +29,24 @@ import Testing
         #expect(recent.methods(user: providerOnly, session: googleSession) == .init(password: false, sessionIsRecent: false))
         await #expect(throws: AccountError.reauthenticationRequired) { try await recent.verify(.password(""), user: providerOnly, context: context) }
     }
+
+    @Test(arguments: [(["swk", "user"], true), (["hwk", "user", "mfa"], true), (["google"], true), (["pwd"], false)])
+    func aPasskeyOrProviderSignInIsFreshWithinThePolicysWindow(methods: [String], counts: Bool) async throws {
+        let clock = SignInBackOffTests.Clock()
+        let database = try await SigningKeyRingTests.database()
+        var policy = SessionPolicy()
+        policy.freshSignInWindow = 30
+        let accounts = AccountService(database: database, hasher: PasswordHasher(parameters: Argon2idParameters(memoryBytes: 1 << 20, iterations: 1)),
+                                      audit: AuditTrail(store: database.auditLog),
+                                      sessions: SessionService(database: database, policy: policy, clock: clock.identity), clock: clock.identity)
+        let user = try await accounts.createByOperator(email: "pat@example.com", password: nil, displayName: nil, verified: true)
+        let now = clock.identity.now()
+        let session = Session(idHash: TokenHash(SHA256.hash("s")), userId: user.id, createdAt: now, idleExpiresAt: now + 3600,
+                              absoluteExpiresAt: now + 7200, authMethods: methods)
+        let recent = RecentAuthentication(accounts: accounts, clock: clock.identity)
+        #expect(recent.window == 30)
+        #expect(recent.methods(user: user, session: session) == .init(password: false, sessionIsRecent: counts))
+        clock.advance(31)
+        #expect(recent.methods(user: user, session: session).sessionIsRecent == false, "the window is the policy's")
+    }
 }

@@ -8,7 +8,7 @@ import Testing
 /// each combination must give.
 @Suite struct AuthorizationDecisionTests {
     enum Expected: Sendable, Equatable {
-        case approve, signIn(reauthenticate: Bool), ask(AuthorizationService.ApprovalStep), unconfirmedEmail
+        case approve, signIn(reauthenticate: Bool), ask(AuthorizationService.ApprovalStep), unconfirmedEmail, stepUp
         case error(OAuthError.Code)
     }
 
@@ -25,6 +25,8 @@ import Testing
         var resumed = false
         var hint = Hint.none
         var unconfirmed = false
+        /// The session's RFC 8176 methods.
+        var methods = ["pwd"]
         let expected: Expected
         var testDescription: String { "\(name) → \(expected)" }
     }
@@ -51,14 +53,41 @@ import Testing
         Case(name: "public client, prompt=none", client: "app", parameters: ["prompt": "none"], expected: .error(.interactionRequired)),
         Case(name: "an unconfirmed address", unconfirmed: true, expected: .unconfirmedEmail),
         Case(name: "an unconfirmed address, prompt=none", parameters: ["prompt": "none"], unconfirmed: true, expected: .error(.accessDenied)),
+        // Step-up: acr_values and the client's require_mfa ask for a stronger sign-in, never answered with a lower acr.
+        Case(name: "acr_values mfa, password-only session", parameters: ["acr_values": mfa], expected: .stepUp),
+        Case(name: "acr_values mfa, session with a second factor", parameters: ["acr_values": mfa], methods: ["pwd", "otp", "mfa"],
+             expected: .approve),
+        Case(name: "acr_values mfa, passkey with user verification", parameters: ["acr_values": mfa], methods: ["hwk", "user", "mfa"],
+             expected: .approve),
+        Case(name: "acr_values mfa, passkey without user verification", parameters: ["acr_values": mfa], methods: ["swk", "user"],
+             expected: .stepUp),
+        Case(name: "acr_values sfa or mfa: the weaker is acceptable", parameters: ["acr_values": sfa + " " + mfa], expected: .approve),
+        Case(name: "acr_values of another vocabulary ask for nothing", parameters: ["acr_values": "urn:example:acr:strong"], expected: .approve),
+        Case(name: "acr_values mfa with prompt=none", parameters: ["acr_values": mfa, "prompt": "none"], expected: .error(.interactionRequired)),
+        Case(name: "claims with an essential acr", parameters: ["claims": #"{"id_token":{"acr":{"essential":true,"values":["urn:gatehouse:acr:mfa"]}}}"#],
+             expected: .stepUp),
+        Case(name: "claims with a voluntary acr ask for nothing", parameters: ["claims": #"{"id_token":{"acr":{"values":["urn:gatehouse:acr:mfa"]}}}"#],
+             expected: .approve),
+        Case(name: "a require_mfa client, password-only session", client: "strict", expected: .stepUp),
+        Case(name: "a require_mfa client, session with a second factor", client: "strict", methods: ["pwd", "otp", "mfa"], expected: .approve),
+        Case(name: "a require_mfa client asks for a sign-in first", client: "strict", signedInFor: nil, expected: .signIn(reauthenticate: false)),
+        Case(name: "max_age before acr: an old session signs in again first", parameters: ["acr_values": mfa, "max_age": "60"],
+             expected: .signIn(reauthenticate: true)),
     ]
+    static let mfa = "urn:gatehouse:acr:mfa", sfa = "urn:gatehouse:acr:sfa"
 
-    static let redirects = ["web": "https://web.example.test/cb", "partner": "https://partner.example.test/cb", "app": GrantFixture.redirect]
+    static let redirects = ["web": "https://web.example.test/cb", "partner": "https://partner.example.test/cb", "app": GrantFixture.redirect,
+                            "strict": "https://strict.example.test/cb"]
 
     @Test(arguments: cases)
     func decide(_ item: Case) async throws {
         let f = try await GrantFixture()
         let now = f.now
+        if item.client == "strict" {
+            _ = try await f.service.registry.register(ClientRegistration(
+                id: "strict", name: "Strict", kind: .confidential, redirectURIs: [Self.redirects["strict"]!],
+                grantTypes: ["authorization_code"], firstParty: true, metadata: #"{"require_mfa":true}"#))
+        }
         if item.unconfirmed { _ = try await f.database.users.update(id: "u1", [.emailVerified(false)], at: now) }
         let user = try #require(try await f.database.users.find(id: "u1"))
         var parameters = ["response_type": "code", "client_id": item.client, "redirect_uri": Self.redirects[item.client]!,
@@ -77,7 +106,7 @@ import Testing
         let signedIn = item.signedInFor.map { age in
             ActiveSession(session: Session(idHash: TokenHash(Array(repeating: 1, count: 32)), userId: "u1", createdAt: now.addingTimeInterval(-age),
                                            lastSeenAt: now, idleExpiresAt: now.addingTimeInterval(3600),
-                                           absoluteExpiresAt: now.addingTimeInterval(7200), ip: nil, userAgent: nil, authMethods: ["pwd"]),
+                                           absoluteExpiresAt: now.addingTimeInterval(7200), ip: nil, userAgent: nil, authMethods: item.methods),
                           user: user)
         }
         let decider = AuthorizationDecider(authorization: AuthorizationService(database: f.database, settings: GrantFixture.settings,
@@ -89,6 +118,7 @@ import Testing
         case .signIn(let reauthenticate): .signIn(reauthenticate: reauthenticate)
         case .ask(let step, _): .ask(step)
         case .unconfirmedEmail: .unconfirmedEmail
+        case .stepUp: .stepUp
         case .error(let code, _): .error(code)
         }
         #expect(got == item.expected)

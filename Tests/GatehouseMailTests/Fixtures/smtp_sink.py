@@ -36,6 +36,9 @@ class Handler:
         raw = envelope.original_content
         parsed = email.message_from_bytes(raw, policy=email.policy.default)
         self.count += 1
+        # A multipart/alternative message: "body" is its text part, "html" its HTML part.
+        text = parsed.get_body(preferencelist=("plain",)) if parsed.is_multipart() else parsed
+        html = parsed.get_body(preferencelist=("html",)) if parsed.is_multipart() else None
         record = {
             "mail_from": envelope.mail_from,
             "rcpt_tos": envelope.rcpt_tos,
@@ -43,7 +46,9 @@ class Handler:
             "raw_base64": base64.b64encode(raw).decode(),
             "headers": {name: str(value) for name, value in parsed.items()},
             "raw_headers": {name: value for name, value in parsed.raw_items()},
-            "body": parsed.get_content().replace("\r\n", "\n"),
+            "body": text.get_content().replace("\r\n", "\n") if text is not None else "",
+            "html": html.get_content().replace("\r\n", "\n") if html is not None else None,
+            "parts": [part.get_content_type() for part in parsed.iter_parts()] if parsed.is_multipart() else [],
             "defects": [type(d).__name__ for d in parsed.defects],
         }
         path = os.path.join(self.directory, f"message-{self.count}.json")

@@ -87,10 +87,14 @@ import Testing
     static var keysInCode: Set<String> {
         var keys = Set<String>()
         let source = serverSources
-        for lookup in source.matches(of: /\b(?:t|texts)(?:\.html|\.count)?[\[(]([^\]\),\n]*)/) {
+        // Not `\b`: Unicode word boundaries do not break `web.texts` at its dot.
+        for lookup in source.matches(of: /(?:^|[^A-Za-z0-9_])(?:t|texts)(?:\.html|\.count)?[\[(]([^\]\),\n]*)/) {
             for literal in lookup.1.matches(of: /"([a-z_]+\.[a-z0-9_.]+)"/) { keys.insert(String(literal.1)) }
         }
-        for literal in source.matches(of: /"((?:notice|mail)\.[a-z0-9_.]+)"/) { keys.insert(String(literal.1)) }
+        for literal in source.matches(of: /"(notice\.[a-z0-9_.]+)"/) { keys.insert(String(literal.1)) }
+        let mails = (try? String(contentsOf: root.appendingPathComponent("Sources/GatehouseServer/Languages/CatalogueMailWording.swift"),
+                                 encoding: .utf8)) ?? ""
+        for literal in mails.matches(of: /"(mail\.[a-z0-9_.]+)"/) { keys.insert(String(literal.1)) }
         return keys
     }
 
@@ -167,5 +171,16 @@ import Testing
         let en = Languages.builtIn.texts("en")
         #expect(en.translating("No such session.") == "No such session.")
         #expect(en.translating("Not in any catalogue.") == "Not in any catalogue.")
+    }
+
+    @Test func theLanguageIsTheSavedChoiceThenUILocalesThenAcceptLanguageThenTheDefault() {
+        let languages = Languages(catalogues: Languages.builtIn.catalogues, defaultTag: "es")
+        #expect(languages.choose(saved: "ja", uiLocales: "de", acceptLanguage: "fr") == "ja")
+        #expect(languages.choose(saved: nil, uiLocales: "xx de-CH", acceptLanguage: "fr") == "de")
+        #expect(languages.choose(saved: "xx", uiLocales: nil, acceptLanguage: "pt, fr;q=0.4, ar;q=0.9") == "ar")
+        #expect(languages.choose(saved: nil, uiLocales: nil, acceptLanguage: "de;q=0, fr;q=0.1") == "fr", "q=0 is not acceptable")
+        #expect(languages.choose(saved: nil, uiLocales: nil, acceptLanguage: "*, pt") == "es")
+        #expect(languages.choose(saved: nil, uiLocales: nil, acceptLanguage: nil) == "es")
+        #expect(Languages.preferences("en;q=0.5, de, fr;q=0.5") == ["de", "en", "fr"], "equal q-values keep the header's order")
     }
 }

@@ -3,7 +3,8 @@ import GatehouseStore
 
 /// What `/oauth/authorize` does with a valid request and whoever is signed in, decided in one place as
 /// Fosite's OpenID validator does: `id_token_hint` naming someone else, `prompt=login` and `max_age`
-/// asking for a fresher sign-in, `prompt=none` turning every interaction into an error for the client, the
+/// asking for a fresher sign-in, `acr_values` and the client's `require_mfa` asking for a stronger one
+/// (step-up), `prompt=none` turning every interaction into an error for the client, the
 /// account's standing, then the approval step (consent, "continue as", or none).
 public struct AuthorizationDecider: Sendable {
     let authorization: AuthorizationService
@@ -18,6 +19,9 @@ public struct AuthorizationDecider: Sendable {
         case signIn(reauthenticate: Bool)
         /// Park the request and ask the signed-in user (`.consent` or `.confirm`).
         case ask(AuthorizationService.ApprovalStep, ActiveSession)
+        /// The signed-in user must present a second factor (or set one up) first: the request or the client
+        /// asks for a stronger sign-in than the session's (``AuthenticationLevel``).
+        case stepUp(ActiveSession)
         /// Tell the user their address is unproven (no code for such an account).
         case unconfirmedEmail(User)
         /// Send the client this error at its redirect URI (`prompt=none` where interaction was needed).
@@ -47,6 +51,10 @@ public struct AuthorizationDecider: Sendable {
         // rather than the client sent a code the token endpoint would refuse.
         if AccountStanding(active.user) == .emailUnproven {
             return silent ? .error(.accessDenied, "The account's email address is not confirmed yet.") : .unconfirmedEmail(active.user)
+        }
+        // Never a lower acr than asked for: a stronger sign-in first (prompt=none cannot give one).
+        if let required = AuthenticationLevel.required(request), AuthenticationLevel(methods: active.session.authMethods) < required {
+            return silent ? .error(.interactionRequired, "The application asks for a multi-factor sign-in.") : .stepUp(active)
         }
         let step = try await authorization.approvalStep(request, userId: active.user.id)
         switch step {

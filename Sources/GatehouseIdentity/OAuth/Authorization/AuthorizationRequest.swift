@@ -14,6 +14,9 @@ public struct AuthorizationRequest: Sendable {
     public let maxAge: Int?
     public let loginHint: String?
     public let idTokenHint: String?
+    /// `acr_values`, in the client's order of preference, with the values of an essential `acr` claim
+    /// requested through `claims` (OIDC Core §5.5.1.1).
+    public var acrValues: [String] = []
     /// Whether the request carried `redirect_uri` (without it, the client's only registered URI is used
     /// and the token request need not repeat it, RFC 6749 §4.1.3).
     public var redirectURISent: Bool = true
@@ -68,7 +71,7 @@ public struct AuthorizationRequestParser: Sendable {
         // From here on the redirect URI is trusted, so errors go back to the client.
         if let refusal = RequestObjectRefusal.refusal(parameters) { throw fail(refusal) }
         for name in ["response_type", "scope", "nonce", "code_challenge", "code_challenge_method", "prompt", "max_age",
-                     "login_hint", "id_token_hint", "response_mode", "dpop_jkt"] where (parameters[name]?.count ?? 0) > 1 {
+                     "login_hint", "id_token_hint", "response_mode", "dpop_jkt", "acr_values", "claims"] where (parameters[name]?.count ?? 0) > 1 {
             throw fail(.invalidRequest("The \(name) parameter appears more than once."))
         }
         guard let responseType = parameters["response_type"]?.first else { throw fail(.invalidRequest("The response_type parameter is missing.")) }
@@ -121,12 +124,29 @@ public struct AuthorizationRequestParser: Sendable {
             }
             resources.append(requested)
         }
+        var acrValues = (parameters["acr_values"]?.first ?? "").split(separator: " ").map(String.init)
+        if let claims = parameters["claims"]?.first {
+            guard claims.utf8.count <= 4096, let essential = Self.essentialACRValues(claims) else {
+                throw fail(.invalidRequest("The claims parameter is not a JSON object."))
+            }
+            acrValues += essential
+        }
         var request = AuthorizationRequest(client: client, redirectURI: redirectURI, scope: scope, state: state, nonce: nonce,
                                            codeChallenge: challenge, prompt: prompt, maxAge: maxAge,
                                            loginHint: parameters["login_hint"]?.first, idTokenHint: parameters["id_token_hint"]?.first,
                                            redirectURISent: redirectURISent)
         request.dpopJKT = dpopJKT
         request.resources = resources
+        request.acrValues = acrValues
         return request
+    }
+
+    /// The `acr` values an essential `id_token` `acr` claim asks for (`value` or `values`); other claim
+    /// requests are ignored. Nil when `claims` is not a JSON object.
+    static func essentialACRValues(_ claims: String) -> [String]? {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(claims.utf8)) as? [String: Any] else { return nil }
+        guard let acr = (object["id_token"] as? [String: Any])?["acr"] as? [String: Any], acr["essential"] as? Bool == true else { return [] }
+        if let value = acr["value"] as? String { return [value] }
+        return (acr["values"] as? [String]) ?? []
     }
 }

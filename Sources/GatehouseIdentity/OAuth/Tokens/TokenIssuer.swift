@@ -230,6 +230,7 @@ public struct TokenIssuer: Sendable {
             "auth_time": .integer(Int64((grant.authTime ?? now).timeIntervalSince1970)),
             "at_hash": .string(Self.atHash(accessToken)),
             "amr": .array(grant.authMethods.map(JSONValue.string)),
+            "acr": .string(AuthenticationLevel(methods: grant.authMethods).acr),
         ]
         if let nonce = grant.nonce { claims["nonce"] = .string(nonce) }
         claims.merge(UserClaims.claims(for: user, scope: grant.scope)) { _, new in new }

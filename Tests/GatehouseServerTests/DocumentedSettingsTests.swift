@@ -182,9 +182,9 @@ import Testing
         return keys
     }
 
-    /// Dotted names in the docs that are not settings: database columns and audit events.
+    /// Dotted names in the docs that are not settings: database columns, audit events and catalogue keys.
     static let notSettings: Set<String> = ["users.external_id", "users.id", "users.imported", "users.verified_by_import",
-                                           "mail.suppressed"]
+                                           "mail.suppressed", "mail.signature"]
 
     static func backticked(_ text: String) -> [String] {
         text.components(separatedBy: "`").enumerated().filter { $0.offset % 2 == 1 }.map(\.element)

@@ -106,7 +106,7 @@ let package = Package(
         .testTarget(name: "GatehouseProviderSimulatorTests", dependencies: ["GatehouseProviderSimulator", "GatehouseHTTP", "GatehouseCrypto", "GatehouseTesting"]),
         .testTarget(name: "GatehouseServerTests", dependencies: [
             "GatehouseServer", "GatehouseDemo", "GatehouseHTTP", "GatehouseTesting", "GatehouseStore", "GatehouseSQLite", "GatehouseIdentity",
-            "GatehouseCrypto", "GatehouseNetwork", "GatehouseWebAuthnTesting", "GatehouseHTTPServer",
+            "GatehouseCrypto", "GatehouseNetwork", "GatehouseWebAuthnTesting", "GatehouseHTTPServer", "GatehouseProviders",
         ]),
         .testTarget(name: "GatehouseProvidersTests", dependencies: [
             "GatehouseProviders", "GatehouseServer", "GatehouseDemo", "GatehouseProviderSimulator", "GatehouseHTTP", "GatehouseCrypto",

@@ -47,6 +47,7 @@ struct ConfigurationReload: Sendable {
             for configured in app.configuration.clients {
                 try await app.services.tokens.registry.apply(configured.registration, secret: configured.secret)
             }
+            await app.readClients()
             server.replacePipeline(app.pipeline)
             metricsServer?.replacePipeline(app.metricsPipeline)
             await running.maintenance.stop()

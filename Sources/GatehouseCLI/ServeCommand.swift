@@ -59,6 +59,7 @@ enum ServeCommand: CLICommand {
         for configured in app.configuration.clients {
             try await app.services.tokens.registry.apply(configured.registration, secret: configured.secret)
         }
+        await app.readClients()
         if configuration.isHTTPS && configuration.smtp == nil && !configuration.demo {
             log.warn("the public URL is https but no SMTP server is configured (the mail section): verification and password-reset mails go only to this log")
         }

@@ -4,7 +4,7 @@ public struct SecurityHeadersMiddleware: Middleware {
     public static let defaultContentSecurityPolicy =
         "default-src 'self'; frame-ancestors 'none'; base-uri 'none'; object-src 'none'"
 
-    let contentSecurityPolicy: String
+    let contentSecurityPolicy: @Sendable () -> String
     let strictTransportSecurity: String?
 
     /// - Parameters:
@@ -12,6 +12,11 @@ public struct SecurityHeadersMiddleware: Middleware {
     ///   - includeSubdomains: whether HSTS covers the host's subdomains too (not for a Gatehouse under a path of
     ///     the product's host: it would bind the product's other hosts).
     public init(https: Bool, includeSubdomains: Bool = true, contentSecurityPolicy: String = Self.defaultContentSecurityPolicy) {
+        self.init(https: https, includeSubdomains: includeSubdomains, contentSecurityPolicy: { contentSecurityPolicy })
+    }
+
+    /// With a policy built per response (its sources can change while the server runs).
+    public init(https: Bool, includeSubdomains: Bool = true, contentSecurityPolicy: @escaping @Sendable () -> String) {
         self.contentSecurityPolicy = contentSecurityPolicy
         self.strictTransportSecurity = https ? "max-age=63072000" + (includeSubdomains ? "; includeSubDomains" : "") : nil
     }
@@ -27,7 +32,7 @@ public struct SecurityHeadersMiddleware: Middleware {
             else if name.caseInsensitiveEquals("X-Frame-Options") { hasFrame = true }
             else if name.caseInsensitiveEquals("Strict-Transport-Security") { hasHSTS = true }
         }
-        if !hasCSP { response.headers.add("Content-Security-Policy", contentSecurityPolicy) }
+        if !hasCSP { response.headers.add("Content-Security-Policy", contentSecurityPolicy()) }
         if !hasNosniff { response.headers.add("X-Content-Type-Options", "nosniff") }
         if !hasReferrer { response.headers.add("Referrer-Policy", "no-referrer") }
         if !hasFrame { response.headers.add("X-Frame-Options", "DENY") }

@@ -17,6 +17,8 @@ public struct GatehouseApp: Sendable {
     /// Serves `metrics.listen`: `/metrics` and `/healthz` only.
     public let metricsPipeline: RequestPipeline
     public let log: ServerLog
+    /// The registered clients' origins and redirect targets (CORS, discovery, the pages' CSP `form-action`).
+    let clientOrigins: WebOriginCache
     public let services: IdentityServices
     /// The enabled sign-in providers (and the simulator in demo mode).
     public let providers: ProviderRegistry
@@ -165,8 +167,11 @@ public struct GatehouseApp: Sendable {
         if configuration.accessLog {
             middleware.append(AccessLogMiddleware(sink: accessLogSink ?? AccessLogMiddleware.standardOutput))
         }
+        let policy = PageContentSecurityPolicy(base: BrandAssetRoutes.contentSecurityPolicy(for: branding),
+                                               providers: configuration.providers, clients: origins)
         middleware.append(SecurityHeadersMiddleware(https: configuration.isHTTPS, includeSubdomains: configuration.hstsCoversSubdomains,
-                                                    contentSecurityPolicy: BrandAssetRoutes.contentSecurityPolicy(for: branding)))
+                                                    contentSecurityPolicy: policy.header))
+        self.clientOrigins = origins
         // Last in, first out: handlers see Gatehouse's own paths; what leaves gets the public prefix (one origin).
         middleware.append(BasePathMiddleware(configuration.basePath))
         let errors = PageErrorRenderer(layout: layout)
@@ -186,6 +191,10 @@ public struct GatehouseApp: Sendable {
     /// Attempts the webhook and logout-token deliveries that are due (the maintenance job runner calls it; tests too).
     @discardableResult
     public func processOutboundDeliveries() async throws -> Int { try await outbound.processDue() }
+
+    /// Reads the registered clients now, so the first page's CSP already names their redirect targets (call it
+    /// after registering the configured clients, before serving).
+    public func readClients() async { await clientOrigins.refresh() }
 
     /// Handles one request in-process (tests).
     public func respond(to request: Request) async -> Response { await pipeline.respond(to: request) }

@@ -88,7 +88,8 @@ def test_a_link_ticket_sent_to_a_victim_links_nothing(make_app, gatehouse, answe
     play_provider(f"victim.google.{answer}@example.com", confirm=None)(session)
     assert session.wait_for_page("document.querySelector('#native-confirm')", timeout=20), "the rendered question"
     question = session.evaluate("document.body.innerText")
-    assert "Link Google" in question and f"victim.google.{answer}@example.com" in question
+    assert "Link Google" in question
+    # The finding itself first (against an old binary this is where the test fails): nothing linked yet.
     assert providers_of(attacker, gatehouse) == ["github"], "nothing linked before the question is answered"
     session.click(f'#native-confirm button[value="{answer}"]')
     callback = session.wait(timeout=30)
@@ -108,6 +109,7 @@ def test_a_link_ticket_sent_to_a_victim_links_nothing(make_app, gatehouse, answe
         victim.wait_for_page("document.body.innerText.includes('started somewhere else')", timeout=20)
     assert providers_of(attacker, gatehouse) == ["github"], "the victim's Google is not the attacker's"
     assert providers_of(victim, gatehouse) == ["github"]
+    assert f"victim.google.{answer}@example.com" in question, "the question names the provider account it would link"
     assert_no_broken_rule(attacker)
 
 

@@ -305,7 +305,7 @@ import Testing
         let body = try #require(try JSONSerialization.jsonObject(with: Data(listed.body)) as? [String: Any])
         #expect(body["totp"] as? Bool == true && body["recovery_codes_left"] as? Int == 10 && body["second_step_required"] as? Bool == true)
         #expect((body["webauthn"] as? [Any])?.isEmpty == true)
-        let reset = try await oauth.client.send(.delete, "/admin/v1/users/\(user.id)/factors", headers: headers, body: [])
+        let reset = try await oauth.client.send(.post, "/admin/v1/users/\(user.id)/factors/reset", headers: headers, body: [])
         #expect(reset.status == 204)
         #expect(try await oauth.gatehouse.app.services.secondFactors.isRequired(userID: user.id) == false)
         #expect(try await oauth.client.get("/admin/v1/users/nobody/factors", headers: headers).status == 404)

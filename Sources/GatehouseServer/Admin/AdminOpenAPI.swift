@@ -79,8 +79,11 @@ enum AdminOpenAPI {
         },
         "/admin/v1/users/{id}/factors": {
           "parameters": [\##(userId)],
-          "get": {"operationId": "listFactors", "summary": "List a user's second factors and passkeys", "tags": ["factors"], "responses": {"200": {"description": "The factors", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Factors"}}}}, \##(errors)}},
-          "delete": {"operationId": "resetFactors", "summary": "Remove a user's authenticator app and recovery codes (the password and passkeys stay)", "tags": ["factors"], "responses": {"204": {"description": "Reset"}, \##(errors)}}
+          "get": {"operationId": "listFactors", "summary": "List a user's second factors and passkeys", "tags": ["factors"], "responses": {"200": {"description": "The factors", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Factors"}}}}, \##(errors)}}
+        },
+        "/admin/v1/users/{id}/factors/reset": {
+          "parameters": [\##(userId)],
+          "post": {"operationId": "resetFactors", "summary": "Remove a user's authenticator app and recovery codes (the password and passkeys stay)", "tags": ["factors"], "responses": {"204": {"description": "Reset"}, \##(errors)}}
         },
         "/admin/v1/users/{id}/audit": {
           "parameters": [\##(userId)],

@@ -111,7 +111,8 @@ struct AdminRoutes: Sendable {
                 return AdminJSON.response(AdminJSON.factors(status, credentials: try await passkeys.credentials(of: id)))
             }
             // The reset of a locked-out user: the authenticator app and the recovery codes go; the password stays.
-            route(&router, .delete, "/users/{id}/factors") { request, actor in
+            // An action, not a DELETE: the user's factors remain a resource (empty) that GET still answers.
+            route(&router, .post, "/users/{id}/factors/reset") { request, actor in
                 try Self.onlyQuery(request, [])
                 let id = try Self.id(request)
                 _ = try await administration.user(id: id)

@@ -19,9 +19,14 @@ struct PageContentSecurityPolicy: Sendable {
         self.clients = clients
     }
 
+    /// RFC 8252 §7.3's loopback redirect, any port.
+    static let loopback = "http://127.0.0.1:*"
+
     /// The header's value, with the clients as last read.
     func header() -> String {
-        let sources = providerSources.union(clients.formActionSources()).sorted()
+        // Loopback always: a native or CLI client registered a moment ago (RFC 8252's 127.0.0.1 redirect) must not
+        // wait for the client list's next read, and a form's redirect to the user's own machine reaches no third party.
+        let sources = providerSources.union(clients.formActionSources()).union([Self.loopback]).sorted()
         return base + "; form-action " + (["'self'"] + sources).joined(separator: " ")
     }
 

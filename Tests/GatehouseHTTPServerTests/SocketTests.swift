@@ -148,11 +148,12 @@ import Testing
     @Test func shutdownGivesUpAfterTheGracePeriod() async throws {
         let live = try LiveServer.start { $0.shutdownGraceSeconds = 0.2 }
         let client = live.client
-        let stuck = Task { try await client.get("/slow?ms=1500") }
+        // The request outlives the grace period by far, so a loaded machine's scheduling delay cannot blur the two.
+        let stuck = Task { try await client.get("/slow?ms=5000") }
         try await Task.sleep(for: .milliseconds(100))
         let started = ContinuousClock.now
         #expect(await live.server.stop() == false)
-        #expect(ContinuousClock.now - started < .milliseconds(800))
+        #expect(ContinuousClock.now - started < .seconds(3), "stop returned at the grace period, not when the request ended")
         _ = try? await stuck.value
         #expect(await live.server.stop(), "once the request finished, the daemon stops")
     }

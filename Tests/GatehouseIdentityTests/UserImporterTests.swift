@@ -11,7 +11,7 @@ import Testing
         -> (UserImporter, any GatehouseDatabase) {
         let database = try await SigningKeyRingTests.database()
         let audit = AuditTrail(store: database.auditLog)
-        return (UserImporter(database: database, audit: audit, clock: .system, subjectSource: subjectSource, batchSize: batchSize),
+        return (UserImporter(imports: database.userImports, audit: audit, clock: .system, subjectSource: subjectSource, batchSize: batchSize),
                 database)
     }
 

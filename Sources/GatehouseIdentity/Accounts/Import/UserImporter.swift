@@ -28,7 +28,7 @@ public struct UserImporter: Sendable {
         public var dryRun = false
     }
 
-    let database: any GatehouseDatabase
+    let imports: any UserImportStore
     let audit: AuditTrail
     let clock: IdentityClock
     let subjectSource: SubjectSource
@@ -36,9 +36,9 @@ public struct UserImporter: Sendable {
     /// What a merge into an unproven account removes; nil only in tests of the importer alone.
     let ownershipClaim: EmailOwnershipClaim?
 
-    public init(database: any GatehouseDatabase, audit: AuditTrail, clock: IdentityClock, subjectSource: SubjectSource = .gatehouse,
+    public init(imports: any UserImportStore, audit: AuditTrail, clock: IdentityClock, subjectSource: SubjectSource = .gatehouse,
                 batchSize: Int = 500, ownershipClaim: EmailOwnershipClaim? = nil) {
-        self.database = database; self.audit = audit; self.clock = clock; self.subjectSource = subjectSource
+        self.imports = imports; self.audit = audit; self.clock = clock; self.subjectSource = subjectSource
         self.batchSize = max(1, batchSize); self.ownershipClaim = ownershipClaim
     }
 
@@ -60,7 +60,7 @@ public struct UserImporter: Sendable {
         var planned = (created: 0, updated: 0)
         for row in rows {
             do {
-                guard let match = try await database.userImports.match(row) else { planned.created += 1; continue }
+                guard let match = try await imports.match(row) else { planned.created += 1; continue }
                 if case .refuse(let reason) = rule.decide(row, onto: match) {
                     report.errors.append(ImportRowError(line: row.line, message: reason))
                 } else {
@@ -80,7 +80,7 @@ public struct UserImporter: Sendable {
             let batch = Array(rows[start..<min(start + batchSize, rows.count)])
             do {
                 // The rule is applied again inside the transaction: an account created since the check is still refused.
-                let outcomes = try await database.userImports.importBatch(batch, at: clock.now()) { rule.decide($0, onto: $1) }
+                let outcomes = try await imports.importBatch(batch, at: clock.now()) { rule.decide($0, onto: $1) }
                 for outcome in outcomes {
                     if outcome.action == .created { report.created += 1 } else { report.updated += 1 }
                     await audit.record(outcome.action == .created ? .accountImported : .accountUpdated, userId: outcome.userId,

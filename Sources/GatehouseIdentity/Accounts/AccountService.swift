@@ -5,7 +5,9 @@ import GatehouseStore
 /// Password accounts: sign-up, sign-in, password changes and account removal, with the rate limits and
 /// audit entries each needs. Shared by the web pages and the OAuth password grant.
 public struct AccountService: Sendable {
-    let database: any GatehouseDatabase
+    let users: any UserStore
+    /// Password-reset tokens, voided when the password changes.
+    let oneTimeTokens: any OneTimeTokenStore
     let hasher: PasswordHasher
     let passwordPolicy: PasswordPolicy
     let limits: RateLimitPolicy
@@ -17,12 +19,14 @@ public struct AccountService: Sendable {
 
     /// - Parameter deviceKey: the key of the device cookies (``KnownDevices``); a random one (cookies that do
     ///   not outlive the process) when not given.
-    public init(database: any GatehouseDatabase, hasher: PasswordHasher, passwordPolicy: PasswordPolicy = PasswordPolicy(),
+    public init(users: any UserStore, oneTimeTokens: any OneTimeTokenStore, rateLimits: any RateLimitStore,
+                hasher: PasswordHasher, passwordPolicy: PasswordPolicy = PasswordPolicy(),
                 limits: RateLimitPolicy = RateLimitPolicy(), audit: AuditTrail, sessions: SessionService,
                 clock: IdentityClock = .system, deviceKey: [UInt8] = SecureRandom.bytes(32)) {
         self.knownDevices = KnownDevices(key: deviceKey)
-        self.database = database; self.hasher = hasher; self.passwordPolicy = passwordPolicy; self.limits = limits
-        self.limiter = RateLimiter(store: database.rateLimits, clock: clock)
+        self.users = users; self.oneTimeTokens = oneTimeTokens
+        self.hasher = hasher; self.passwordPolicy = passwordPolicy; self.limits = limits
+        self.limiter = RateLimiter(store: rateLimits, clock: clock)
         self.audit = audit; self.sessions = sessions; self.clock = clock
     }
 
@@ -42,16 +46,16 @@ public struct AccountService: Sendable {
         }
         guard let email = EmailAddress(rawEmail) else { throw AccountError.invalidEmail }
         if let problem = passwordPolicy.problem(with: password, email: email) { throw AccountError.weakPassword(problem) }
-        let existing = try await database.users.find(email: email.value)
+        let existing = try await users.find(email: email.value)
         let hash = try await hasher.hash(password)
         if let existing { return .alreadyRegistered(existing) }
         let now = clock.now()
         let name = displayName?.trimmingASCIIWhitespace()
         let user = User(id: RecordID.random(), email: email.value, displayName: (name?.isEmpty ?? true) ? nil : name,
                         passwordHash: hash, emailVerified: false, disabled: false, createdAt: now, updatedAt: now)
-        do { try await database.users.create(user) } catch let error as StoreError where error.kind == .conflict {
+        do { try await users.create(user) } catch let error as StoreError where error.kind == .conflict {
             // Lost a race with a concurrent sign-up of the same address: the same answer as above.
-            if let winner = try await database.users.find(email: email.value) { return .alreadyRegistered(winner) }
+            if let winner = try await users.find(email: email.value) { return .alreadyRegistered(winner) }
             throw error
         }
         await audit.record(.signUp, userId: user.id, context: context)
@@ -71,7 +75,7 @@ public struct AccountService: Sendable {
         let now = clock.now()
         let user = User(id: RecordID.random(), email: email.value, displayName: displayName, passwordHash: hash,
                         emailVerified: verified, disabled: false, createdAt: now, updatedAt: now)
-        do { try await database.users.create(user) } catch let error as StoreError where error.kind == .conflict {
+        do { try await users.create(user) } catch let error as StoreError where error.kind == .conflict {
             throw AccountError.emailTaken
         }
         await audit.record(.signUp, userId: user.id, context: .unknown, details: ["by": actor])
@@ -92,7 +96,7 @@ public struct AccountService: Sendable {
                              deviceCookie: String? = nil) async throws -> User {
         let accountKey = EmailAddress(rawEmail)?.value ?? rawEmail.trimmingASCIIWhitespace().lowercased()
         let ipKey = limits.ipKey(context.ip)
-        let found = EmailAddress(rawEmail) == nil ? nil : try await database.users.find(email: accountKey)
+        let found = EmailAddress(rawEmail) == nil ? nil : try await users.find(email: accountKey)
         let keys = SignInCounterKeys(account: accountKey, passwordHash: found?.passwordHash, ipKey: ipKey,
                                      device: knownDevices.device(deviceCookie, email: accountKey))
         let ipWait = keys.isKnownDevice ? nil : try await limiter.wait(limits.signInPerIP, key: ipKey)
@@ -121,7 +125,7 @@ public struct AccountService: Sendable {
         if let stored = user.passwordHash, hasher.needsRehash(stored) {
             // Parameters changed since this hash was made: upgrade it now that we know the password.
             let upgraded = try await hasher.hash(password)
-            user = try await database.users.update(id: user.id, [.passwordHash(upgraded)], at: clock.now())
+            user = try await users.update(id: user.id, [.passwordHash(upgraded)], at: clock.now())
         }
         return user
     }
@@ -134,7 +138,7 @@ public struct AccountService: Sendable {
     /// Changes a signed-in user's password after checking the current one; every other session ends.
     public func changePassword(userId: String, current: String, new: String, keepingSessionToken: String?,
                                context: ClientContext) async throws {
-        guard let user = try await database.users.find(id: userId) else { throw AccountError.notFound }
+        guard let user = try await users.find(id: userId) else { throw AccountError.notFound }
         try await limitPasswordCheck(userId: user.id, context: context)
         guard await hasher.verify(current, against: user.passwordHash) else { throw AccountError.invalidCredentials }
         try await setPassword(user: user, to: new, keepingSessionToken: keepingSessionToken)
@@ -157,16 +161,16 @@ public struct AccountService: Sendable {
             throw AccountError.weakPassword(problem)
         }
         let hash = try await hasher.hash(new)
-        _ = try await database.users.update(id: user.id, [.passwordHash(hash)], at: clock.now())
+        _ = try await users.update(id: user.id, [.passwordHash(hash)], at: clock.now())
         try await sessions.endAll(userId: user.id, keeping: keepingSessionToken)
-        _ = try await database.oneTimeTokens.invalidateAll(userId: user.id, purpose: .passwordReset)
+        _ = try await oneTimeTokens.invalidateAll(userId: user.id, purpose: .passwordReset)
     }
 
     /// Deletes an account its owner asked to delete: `proof` must pass ``RecentAuthentication`` and
     /// `confirmation` must be the account's email address, typed (any case, surrounding spaces ignored).
     public func deleteAccount(userId: String, proof: RecentAuthentication.Proof, confirmation: String,
                               context: ClientContext) async throws {
-        guard let user = try await database.users.find(id: userId) else { throw AccountError.notFound }
+        guard let user = try await users.find(id: userId) else { throw AccountError.notFound }
         guard confirmation.trimmingASCIIWhitespace().lowercased() == user.email else { throw AccountError.confirmationMismatch }
         try await RecentAuthentication(accounts: self, clock: clock).verify(proof, user: user, context: context)
         try await remove(user, context: context)
@@ -174,7 +178,7 @@ public struct AccountService: Sendable {
 
     /// Deletes an account for an operator (CLI, admin API): no proof asked.
     public func deleteAccountByOperator(userId: String, context: ClientContext) async throws {
-        guard let user = try await database.users.find(id: userId) else { throw AccountError.notFound }
+        guard let user = try await users.find(id: userId) else { throw AccountError.notFound }
         try await remove(user, context: context)
     }
 
@@ -182,13 +186,13 @@ public struct AccountService: Sendable {
         // Told before the rows go (the store removes the sessions with the account): should the delete
         // fail, the product has merely signed the user out.
         try await sessions.announceDeletion(userId: user.id)
-        _ = try await database.users.delete(id: user.id)
+        _ = try await users.delete(id: user.id)
         await audit.record(.accountDeleted, userId: user.id, context: context, details: ["email": user.email])
     }
 
     /// Disables (or re-enables) an account; disabling ends all its sessions.
     public func setDisabled(userId: String, _ disabled: Bool, context: ClientContext) async throws {
-        _ = try await database.users.update(id: userId, [.disabled(disabled)], at: clock.now())
+        _ = try await users.update(id: userId, [.disabled(disabled)], at: clock.now())
         if disabled {
             try await sessions.endAll(userId: userId, reason: "account_disabled")
             await audit.record(.accountDisabled, userId: userId, context: context)

@@ -15,7 +15,7 @@ extension AccountService {
                                 languages: Set<String>) async throws -> User {
         if let language, !languages.contains(language) { throw ReaderPreferenceError.unknownLanguage }
         if let timeZone, !Self.isTimeZone(timeZone) { throw ReaderPreferenceError.unknownTimeZone }
-        return try await database.users.update(id: userId, [.language(language), .timeZone(timeZone)], at: clock.now())
+        return try await users.update(id: userId, [.language(language), .timeZone(timeZone)], at: clock.now())
     }
 
     /// An IANA zone name (`Europe/Berlin`, `UTC`), never an offset or an abbreviation Foundation would also take.

@@ -63,15 +63,15 @@ public struct PasskeySignUp: Sendable {
             await accounts.audit.record(.passkeyRegistrationFailed, userId: nil, context: context, details: ["reason": refusal.reason, "via": "sign_up"])
             throw refusal
         }
-        if let existing = try await accounts.database.users.find(email: email.value) { return .alreadyRegistered(existing) }
+        if let existing = try await accounts.users.find(email: email.value) { return .alreadyRegistered(existing) }
         if try await ceremonies.credentials.credential(id: verified.credentialID) != nil { throw WebAuthnRefusal.credentialExists }
         let now = ceremonies.clock.now()
         let trimmed = displayName?.trimmingASCIIWhitespace()
         let user = User(id: RecordID.random(), email: email.value, displayName: (trimmed?.isEmpty ?? true) ? nil : trimmed,
                         passwordHash: nil, emailVerified: false, disabled: false, createdAt: now, updatedAt: now)
-        do { try await accounts.database.users.create(user) } catch let error as StoreError where error.kind == .conflict {
+        do { try await accounts.users.create(user) } catch let error as StoreError where error.kind == .conflict {
             // Lost a race with a concurrent sign-up of the same address: the same answer as above.
-            if let winner = try await accounts.database.users.find(email: email.value) { return .alreadyRegistered(winner) }
+            if let winner = try await accounts.users.find(email: email.value) { return .alreadyRegistered(winner) }
             throw error
         }
         _ = try await ceremonies.credentials.userHandle(userID: user.id, proposed: Self.userHandle(challenge: challengeBytes))
@@ -83,7 +83,7 @@ public struct PasskeySignUp: Sendable {
             createdAt: now)
         do { try await ceremonies.credentials.create(credential) } catch let error as StoreError where error.kind == .conflict {
             // The credential id was taken between the check and the insert: no account without its way in.
-            _ = try await accounts.database.users.delete(id: user.id)
+            _ = try await accounts.users.delete(id: user.id)
             throw WebAuthnRefusal.credentialExists
         }
         await accounts.audit.record(.signUp, userId: user.id, context: context, details: ["method": "passkey"])

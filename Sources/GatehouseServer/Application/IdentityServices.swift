@@ -81,7 +81,8 @@ public struct IdentityServices: Sendable {
                                                               users: database.users, accessTokenLifetime: configuration.oauth.accessTokenLifetime,
                                                               clock: clock),
                                   policy: configuration.sessions, clock: clock, events: listening)
-        accounts = AccountService(database: database, hasher: hasher, passwordPolicy: configuration.passwordPolicy,
+        accounts = AccountService(users: database.users, oneTimeTokens: database.oneTimeTokens, rateLimits: database.rateLimits,
+                                  hasher: hasher, passwordPolicy: configuration.passwordPolicy,
                                   limits: configuration.rateLimits, audit: audit, sessions: sessions, clock: clock,
                                   deviceKey: secrets.derivedKey("known-device"))
         let publicURL = configuration.publicURL.absoluteString.hasSuffix("/")

@@ -1,4 +1,5 @@
 import Foundation
+import GatehouseCrypto
 import GatehouseIdentity
 import GatehouseStore
 
@@ -11,5 +12,14 @@ extension SessionService {
                   grants: UserGrantRevocation(refreshTokens: database.refreshTokens, revoked: database.revokedAccessTokens,
                                               users: database.users, accessTokenLifetime: accessTokenLifetime, clock: clock),
                   policy: policy, clock: clock)
+    }
+}
+
+extension AccountService {
+    init(database: any GatehouseDatabase, hasher: PasswordHasher, passwordPolicy: PasswordPolicy = PasswordPolicy(),
+         limits: RateLimitPolicy = RateLimitPolicy(), audit: AuditTrail, sessions: SessionService, clock: IdentityClock = .system,
+         deviceKey: [UInt8] = SecureRandom.bytes(32)) {
+        self.init(users: database.users, oneTimeTokens: database.oneTimeTokens, rateLimits: database.rateLimits, hasher: hasher,
+                  passwordPolicy: passwordPolicy, limits: limits, audit: audit, sessions: sessions, clock: clock, deviceKey: deviceKey)
     }
 }

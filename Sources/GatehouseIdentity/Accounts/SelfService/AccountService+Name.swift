@@ -15,7 +15,7 @@ extension AccountService {
             throw AccountError.invalidName
         }
         do {
-            let user = try await database.users.update(id: userId, [.displayName(name.isEmpty ? nil : name)], at: clock.now())
+            let user = try await users.update(id: userId, [.displayName(name.isEmpty ? nil : name)], at: clock.now())
             await audit.record(.accountUpdated, userId: userId, context: context, details: ["by": "self", "changed": "name"])
             return user
         } catch let error as StoreError where error.kind == .notFound {

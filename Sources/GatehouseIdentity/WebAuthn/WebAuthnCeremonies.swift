@@ -57,12 +57,12 @@ public struct WebAuthnCeremonies: Sendable {
     /// Bytes of a challenge (WebAuthn §13.4.3: at least 16).
     public static let challengeLength = 32
 
-    public init(relyingParty: WebAuthnRelyingParty, database: any GatehouseDatabase, audit: AuditTrail, clock: IdentityClock = .system,
-                challengeLifetime: TimeInterval = 300) {
+    public init(relyingParty: WebAuthnRelyingParty, credentials: any WebAuthnCredentialStore, challenges: any WebAuthnChallengeStore,
+                users: any UserStore, audit: AuditTrail, clock: IdentityClock = .system, challengeLifetime: TimeInterval = 300) {
         self.relyingParty = relyingParty
-        credentials = database.webAuthnCredentials
-        challenges = database.webAuthnChallenges
-        users = database.users
+        self.credentials = credentials
+        self.challenges = challenges
+        self.users = users
         self.audit = audit
         self.clock = clock
         self.challengeLifetime = challengeLifetime

@@ -99,7 +99,8 @@ public struct GatehouseApp: Sendable {
         let relyingParty = WebAuthnRelyingParty(id: configuration.passkeys.effectiveRPID(publicURL: configuration.publicURL),
                                                 name: configuration.passkeys.rpName,
                                                 origins: [NativeSignInHTTP.origin(of: configuration.publicURL)])
-        let passkeys = WebAuthnCeremonies(relyingParty: relyingParty, database: database, audit: services.audit, clock: services.clock)
+        let passkeys = WebAuthnCeremonies(relyingParty: relyingParty, credentials: database.webAuthnCredentials,
+                                          challenges: database.webAuthnChallenges, users: database.users, audit: services.audit, clock: services.clock)
         // One context for every page route: the layout, the session reader and the shared screens' services.
         let pages = PageContext(layout: layout, reader: services.webSessions, audit: services.audit,
                                 clock: services.clock, sessions: services.sessions, clients: services.tokens.registry,

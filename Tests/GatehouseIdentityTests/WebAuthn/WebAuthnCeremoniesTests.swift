@@ -20,7 +20,8 @@ import Testing
         database = try await SQLiteDatabase.open(url: "sqlite://" + path)
         _ = try await database.migrate()
         let relyingParty = WebAuthnRelyingParty(id: "example.org", name: "Example", origins: ["https://example.org"])
-        ceremonies = WebAuthnCeremonies(relyingParty: relyingParty, database: database,
+        ceremonies = WebAuthnCeremonies(relyingParty: relyingParty, credentials: database.webAuthnCredentials,
+                                        challenges: database.webAuthnChallenges, users: database.users,
                                         audit: AuditTrail(store: database.auditLog, clock: clock.identity), clock: clock.identity)
         user = User(id: RecordID.random(), email: "ada@example.org", emailVerified: true, createdAt: clock.now)
         try await database.users.create(user)

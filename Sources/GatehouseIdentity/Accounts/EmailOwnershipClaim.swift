@@ -10,15 +10,21 @@ import GatehouseStore
 /// they produced, and remembered consents. Then the address is marked verified and the claim audited
 /// with what it removed. On an account whose address was already proven this does nothing.
 public struct EmailOwnershipClaim: Sendable {
-    let database: any GatehouseDatabase
+    let users: any UserStore
+    let identities: any ExternalIdentityStore
+    let passkeys: any WebAuthnCredentialStore
+    let refreshTokens: any RefreshTokenStore
+    let consents: any ConsentStore
     let sessions: SessionService
     let revocation: TokenRevocation
     let audit: AuditTrail
     let clock: IdentityClock
 
-    public init(database: any GatehouseDatabase, sessions: SessionService, revocation: TokenRevocation, audit: AuditTrail,
-                clock: IdentityClock = .system) {
-        self.database = database; self.sessions = sessions; self.revocation = revocation; self.audit = audit; self.clock = clock
+    public init(users: any UserStore, identities: any ExternalIdentityStore, passkeys: any WebAuthnCredentialStore,
+                refreshTokens: any RefreshTokenStore, consents: any ConsentStore, sessions: SessionService, revocation: TokenRevocation,
+                audit: AuditTrail, clock: IdentityClock = .system) {
+        self.users = users; self.identities = identities; self.passkeys = passkeys
+        self.refreshTokens = refreshTokens; self.consents = consents; self.sessions = sessions; self.revocation = revocation; self.audit = audit; self.clock = clock
     }
 
     /// Applies the claim; returns the account as it is afterwards (verified).
@@ -31,15 +37,15 @@ public struct EmailOwnershipClaim: Sendable {
     public func claim(_ user: User, keepingSessionToken: String?, via: String, clearingPassword: Bool = false,
                       clearingPasskeys: Bool? = nil, context: ClientContext) async throws -> User {
         guard !user.emailVerified else { return user }
-        let identities = try await database.externalIdentities.deleteAll(userId: user.id)
+        let identities = try await self.identities.deleteAll(userId: user.id)
         var removed = try await endAttachments(userId: user.id, keepingSessionToken: keepingSessionToken)
         removed["identities_removed"] = String(identities)
         if clearingPassword { removed["password_cleared"] = "true" }
         if clearingPasskeys ?? clearingPassword {
             // Passkeys registered before the proof are the sign-up's secrets as much as its password.
-            removed["passkeys_removed"] = String(try await database.webAuthnCredentials.deleteAll(userID: user.id))
+            removed["passkeys_removed"] = String(try await passkeys.deleteAll(userID: user.id))
         }
-        let claimed = try await database.users.update(id: user.id, [.emailVerified(true)] + (clearingPassword ? [.passwordHash(nil)] : []),
+        let claimed = try await users.update(id: user.id, [.emailVerified(true)] + (clearingPassword ? [.passwordHash(nil)] : []),
                                                       at: clock.now())
         await audit.record(.accountClaimed, userId: user.id, context: context, details: removed.merging(["via": via]) { $1 })
         return claimed
@@ -56,13 +62,13 @@ public struct EmailOwnershipClaim: Sendable {
     /// produced) and remembered consents; returns the counts for the audit entry.
     private func endAttachments(userId: String, keepingSessionToken: String?) async throws -> [String: String] {
         let ended = try await sessions.endAll(userId: userId, keeping: keepingSessionToken)
-        let grants = try await database.refreshTokens.activeGrants(userId: userId, now: clock.now())
+        let grants = try await refreshTokens.activeGrants(userId: userId, now: clock.now())
         for clientID in Set(grants.map(\.clientId)) {
             try await revocation.revokeClient(userId: userId, clientId: clientID)
         }
         var consents = 0
-        for consent in try await database.consents.list(userId: userId) {
-            if try await database.consents.revoke(userId: userId, clientId: consent.clientId) { consents += 1 }
+        for consent in try await self.consents.list(userId: userId) {
+            if try await self.consents.revoke(userId: userId, clientId: consent.clientId) { consents += 1 }
         }
         return ["sessions_ended": String(ended), "grants_revoked": String(Set(grants.map(\.clientId)).count),
                 "consents_removed": String(consents)]

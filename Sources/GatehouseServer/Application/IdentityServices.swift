@@ -89,7 +89,8 @@ public struct IdentityServices: Sendable {
             ? String(configuration.publicURL.absoluteString.dropLast()) : configuration.publicURL.absoluteString
         // The first proof of email ownership removes what an unproven account collected.
         let ownershipClaim = EmailOwnershipClaim(
-            database: database, sessions: sessions,
+            users: database.users, identities: database.externalIdentities, passkeys: database.webAuthnCredentials,
+            refreshTokens: database.refreshTokens, consents: database.consents, sessions: sessions,
             revocation: TokenRevocation(refreshTokens: database.refreshTokens, revoked: database.revokedAccessTokens,
                                         settings: configuration.oauth, clock: clock),
             audit: audit, clock: clock)

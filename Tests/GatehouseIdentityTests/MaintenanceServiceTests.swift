@@ -32,7 +32,7 @@ import Testing
         let clock = ManualClock()
         let start = clock.now
         let database = try await Self.seeded(clock)
-        let service = MaintenanceService(database: database, settings: .init(interval: 60, batchSize: 1), clock: clock.identity)
+        let service = MaintenanceService(stores: .init(database: database), settings: .init(interval: 60, batchSize: 1), clock: clock.identity)
         let report = try await service.runOnce()
         #expect(report.skipped == false)
         #expect(report.purged.map(\.table) == MaintenanceService.purgedTables, "the list metrics seed at 0")
@@ -59,7 +59,7 @@ import Testing
     @Test func batchesAreCappedPerRun() async throws {
         let clock = ManualClock()
         let database = try await Self.seeded(clock)
-        let service = MaintenanceService(database: database, settings: .init(interval: 60, batchSize: 1, maxBatchesPerTable: 1),
+        let service = MaintenanceService(stores: .init(database: database), settings: .init(interval: 60, batchSize: 1, maxBatchesPerTable: 1),
                                          clock: clock.identity)
         let first = try await service.runOnce()
         #expect(first.purged.first { $0.table == "sessions" }?.rows == 1)
@@ -73,8 +73,8 @@ import Testing
         let clock = ManualClock()
         let database = try await Self.seeded(clock)
         let settings = MaintenanceService.Settings(interval: 3_600)
-        let first = MaintenanceService(database: database, settings: settings, clock: clock.identity, holder: "first")
-        let second = MaintenanceService(database: database, settings: settings, clock: clock.identity, holder: "second")
+        let first = MaintenanceService(stores: .init(database: database), settings: settings, clock: clock.identity, holder: "first")
+        let second = MaintenanceService(stores: .init(database: database), settings: settings, clock: clock.identity, holder: "second")
         #expect(try await first.runOnce().skipped == false)
         #expect(try await second.runOnce().skipped)
         // stop() gives the lease up, so the other takes over at once rather than after the TTL.
@@ -88,7 +88,7 @@ import Testing
     @Test func loopRunsEveryIntervalAndReports() async throws {
         let database = try await SigningKeyRingTests.database()
         let runs = Mutex(0)
-        let service = MaintenanceService(database: database, settings: .init(interval: 0.05),
+        let service = MaintenanceService(stores: .init(database: database), settings: .init(interval: 0.05),
                                          onReport: { _ in runs.withLock { $0 += 1 } })
         service.start()
         let deadline = Date().addingTimeInterval(60)

@@ -280,9 +280,9 @@ struct OutboundEventsTests {
         _ = try await fixture.app.services.administration.create(email: "grace@example.com", password: nil, displayName: nil,
                                                                  verified: true, by: "test")
         let settings = MaintenanceService.Settings(interval: 60)
-        let holder = MaintenanceService(database: fixture.database, settings: settings, clock: fixture.clock.identityClock,
+        let holder = MaintenanceService(stores: .init(database: fixture.database), settings: settings, clock: fixture.clock.identityClock,
                                         holder: "process-a", jobs: [fixture.app.outbound.job])
-        let other = MaintenanceService(database: fixture.database, settings: settings, clock: fixture.clock.identityClock,
+        let other = MaintenanceService(stores: .init(database: fixture.database), settings: settings, clock: fixture.clock.identityClock,
                                        holder: "process-b", jobs: [fixture.app.outbound.job])
         #expect(try await holder.runOnce().jobs.first { $0.name == "outbound_deliveries" }?.done == 1)
         _ = try await fixture.app.services.administration.create(email: "linus@example.com", password: nil, displayName: nil,

@@ -57,7 +57,7 @@ public final class MaintenanceService: Sendable {
     public let settings: Settings
     /// This process's identity in the lease table (random per service instance).
     public let holder: String
-    let database: any GatehouseDatabase
+    let database: Stores
     let clock: IdentityClock
     let onReport: @Sendable (Report) -> Void
     let onError: @Sendable (any Error) -> Void
@@ -68,11 +68,11 @@ public final class MaintenanceService: Sendable {
     /// - Parameters:
     ///   - onReport: called after every run that held the lease (for logs and metrics).
     ///   - onError: called when a run fails (e.g. the database is down); the loop goes on.
-    public init(database: any GatehouseDatabase, settings: Settings = Settings(), clock: IdentityClock = .system,
+    public init(stores: Stores, settings: Settings = Settings(), clock: IdentityClock = .system,
                 holder: String = "process-\(UUID().uuidString.lowercased())", jobs: [MaintenanceJob] = [],
                 onReport: @escaping @Sendable (Report) -> Void = { _ in },
                 onError: @escaping @Sendable (any Error) -> Void = { _ in }) {
-        self.database = database; self.settings = settings; self.clock = clock; self.holder = holder
+        self.database = stores; self.settings = settings; self.clock = clock; self.holder = holder
         self.onReport = onReport; self.onError = onError; self.jobs = jobs
     }
 
@@ -136,6 +136,29 @@ public final class MaintenanceService: Sendable {
         task.cancel()
         await task.value
         try? await database.leases.release(name: Self.leaseName, holder: holder)
+    }
+
+    /// What a run touches: the lease, and every table it purges (most of the database, named one by one).
+    public struct Stores: Sendable {
+        let leases: any LeaseStore
+        let sessions: any SessionStore
+        let authorizationCodes: any AuthorizationCodeStore
+        let flowStates: any FlowStateStore
+        let webAuthnChallenges: any WebAuthnChallengeStore
+        let oneTimeTokens: any OneTimeTokenStore
+        let refreshTokens: any RefreshTokenStore
+        let revokedAccessTokens: any RevokedAccessTokenStore
+        let rateLimits: any RateLimitStore
+        let providerEvents: any ProviderEventStore
+        let signingKeys: any SigningKeyStore
+
+        /// The lease and the purged tables of `database`.
+        public init(database: any GatehouseDatabase) {
+            leases = database.leases; sessions = database.sessions; authorizationCodes = database.authorizationCodes
+            flowStates = database.flowStates; webAuthnChallenges = database.webAuthnChallenges; oneTimeTokens = database.oneTimeTokens
+            refreshTokens = database.refreshTokens; revokedAccessTokens = database.revokedAccessTokens; rateLimits = database.rateLimits
+            providerEvents = database.providerEvents; signingKeys = database.signingKeys
+        }
     }
 
     /// The tables a run purges, in its order (what `Report.purged` lists; metrics show each from start).

@@ -10,7 +10,7 @@ extension GatehouseApp {
         let log = log
         let counter = metrics.maintenancePurged
         let databaseErrors = metrics.databaseErrors
-        return MaintenanceService(database: services.database, settings: configuration.maintenance, clock: services.clock,
+        return MaintenanceService(stores: .init(database: services.database), settings: configuration.maintenance, clock: services.clock,
             jobs: [providerRevocations.job, outbound.job],
             onReport: { report in
                 for job in report.jobs where job.done > 0 {

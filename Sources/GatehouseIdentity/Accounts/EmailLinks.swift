@@ -5,7 +5,11 @@ import GatehouseStore
 /// Single-use links sent by email: password reset (≤ 30 minutes) and email verification.
 /// Only the SHA-256 of each token is stored; a password change voids pending reset links.
 public struct EmailLinks: Sendable {
-    let database: any GatehouseDatabase
+    let users: any UserStore
+    /// The links' tokens, stored hashed.
+    let oneTimeTokens: any OneTimeTokenStore
+    /// Whether an account has passkeys (the verification page says what it can sign in with).
+    let passkeys: any WebAuthnCredentialStore
     let mailer: any Mailer
     let accounts: AccountService
     let limits: RateLimitPolicy
@@ -21,14 +25,16 @@ public struct EmailLinks: Sendable {
     /// The mails' words, in the recipient's language.
     public let wording: any MailWording
 
-    public init(database: any GatehouseDatabase, mailer: any Mailer, accounts: AccountService,
+    public init(users: any UserStore, oneTimeTokens: any OneTimeTokenStore, passkeys: any WebAuthnCredentialStore,
+                rateLimits: any RateLimitStore, mailer: any Mailer, accounts: AccountService,
                 limits: RateLimitPolicy = RateLimitPolicy(), audit: AuditTrail, clock: IdentityClock = .system,
                 absoluteURL: @escaping @Sendable (String) -> String, ownershipClaim: EmailOwnershipClaim? = nil,
                 wording: any MailWording = EnglishMailWording()) {
         self.ownershipClaim = ownershipClaim
         self.wording = wording
-        self.database = database; self.mailer = mailer; self.accounts = accounts; self.limits = limits
-        self.limiter = RateLimiter(store: database.rateLimits, clock: clock); self.audit = audit
+        self.users = users; self.oneTimeTokens = oneTimeTokens; self.passkeys = passkeys
+        self.mailer = mailer; self.accounts = accounts; self.limits = limits
+        self.limiter = RateLimiter(store: rateLimits, clock: clock); self.audit = audit
         self.clock = clock; self.absoluteURL = absoluteURL
     }
 
@@ -44,7 +50,7 @@ public struct EmailLinks: Sendable {
         guard let email = EmailAddress(rawEmail) else { throw AccountError.invalidEmail }
         // Per-account limit: silently drop extra requests, so it cannot reveal the account either.
         if try await limiter.hit(limits.passwordForgotPerAccount, key: email.value) != nil { return }
-        let user = try await database.users.find(email: email.value)
+        let user = try await users.find(email: email.value)
         let message: MailMessage
         if let user, !user.disabled {
             let token = try await issue(.passwordReset, userId: user.id, lifetime: resetLifetime)
@@ -55,7 +61,7 @@ public struct EmailLinks: Sendable {
         } else {
             // The other branch's token and its write, done for nobody: the same statements either way.
             _ = SecureRandom.token(byteCount: 32)
-            _ = try await database.oneTimeTokens.invalidateAll(userId: RecordID.random(), purpose: .passwordReset)
+            _ = try await oneTimeTokens.invalidateAll(userId: RecordID.random(), purpose: .passwordReset)
             await audit.record(.passwordResetRequested, userId: user?.id, context: context,
                                details: ["result": user == nil ? "no_account" : "disabled"])
             message = wording.message(user == nil ? .passwordResetNoAccount : .passwordResetDisabled, to: email.value,
@@ -78,8 +84,8 @@ public struct EmailLinks: Sendable {
         if let problem = accounts.passwordPolicy.problem(with: newPassword, email: nil) {
             throw AccountError.weakPassword(problem)   // checked before the link is spent
         }
-        guard let consumed = try await database.oneTimeTokens.consume(hash: Self.hash(token), purpose: .passwordReset, now: clock.now()),
-              let user = try await database.users.find(id: consumed.userId), !user.disabled else {
+        guard let consumed = try await oneTimeTokens.consume(hash: Self.hash(token), purpose: .passwordReset, now: clock.now()),
+              let user = try await users.find(id: consumed.userId), !user.disabled else {
             throw AccountError.invalidToken
         }
         try await accounts.setPassword(user: user, to: newPassword, keepingSessionToken: nil)
@@ -95,7 +101,7 @@ public struct EmailLinks: Sendable {
             return try await ownershipClaim.claim(user, keepingSessionToken: keepingSessionToken, via: via,
                                                   clearingPassword: clearingPassword, clearingPasskeys: clearingPasskeys, context: context)
         }
-        return try await database.users.update(id: user.id, [.emailVerified(true)] + (clearingPassword ? [.passwordHash(nil)] : []),
+        return try await users.update(id: user.id, [.emailVerified(true)] + (clearingPassword ? [.passwordHash(nil)] : []),
                                                at: clock.now())
     }
 
@@ -142,15 +148,15 @@ public struct EmailLinks: Sendable {
     /// cleared with the claim and a reset link is issued so the prover chooses their own.
     public func verifyEmail(token: String, presentedSession: (token: String, userId: String)? = nil, password: String? = nil,
                             context: ClientContext) async throws -> Verification {
-        guard let consumed = try await database.oneTimeTokens.consume(hash: Self.hash(token), purpose: .emailVerify, now: clock.now()),
-              let user = try await database.users.find(id: consumed.userId) else {
+        guard let consumed = try await oneTimeTokens.consume(hash: Self.hash(token), purpose: .emailVerify, now: clock.now()),
+              let user = try await users.find(id: consumed.userId) else {
             throw AccountError.invalidToken
         }
         let keeping = presentedSession.flatMap { $0.userId == user.id ? $0.token : nil }
         // A passkey sign-up has no password to show: its creator proves it by confirming while signed in with the passkey.
         var hasPasskeys = false
         if user.passwordHash == nil, !user.emailVerified, keeping == nil {
-            hasPasskeys = !(try await database.webAuthnCredentials.credentials(userID: user.id)).isEmpty
+            hasPasskeys = !(try await passkeys.credentials(userID: user.id)).isEmpty
         }
         var creator = keeping != nil || (user.passwordHash == nil && !hasPasskeys) || user.emailVerified
         if !creator, let password, !password.isEmpty {
@@ -178,7 +184,7 @@ public struct EmailLinks: Sendable {
     func issue(_ purpose: TokenPurpose, userId: String, lifetime: TimeInterval) async throws -> String {
         let token = SecureRandom.token(byteCount: 32)
         let now = clock.now()
-        try await database.oneTimeTokens.create(OneTimeToken(hash: Self.hash(token), purpose: purpose, userId: userId,
+        try await oneTimeTokens.create(OneTimeToken(hash: Self.hash(token), purpose: purpose, userId: userId,
                                                              createdAt: now, expiresAt: now.addingTimeInterval(lifetime)))
         return token
     }

@@ -22,11 +22,12 @@ public struct OutboundEvents: Sendable {
     let clock: IdentityClock
     let onFailure: @Sendable (any Error) -> Void
 
-    public init(database: any GatehouseDatabase, webhooks: [WebhookEndpoint], backchannelLogout: Bool = true, sids: SessionIdentifier,
+    public init(deliveries: any OutboundDeliveryStore, users: any UserStore, productUserIds: any UserImportStore,
+                clients: any OAuthClientStore, consents: any ConsentStore, webhooks: [WebhookEndpoint], backchannelLogout: Bool = true, sids: SessionIdentifier,
                 issuer: String, clock: IdentityClock = .system, onFailure: @escaping @Sendable (any Error) -> Void = { _ in }) {
         self.backchannelLogout = backchannelLogout
-        store = database.outboundDeliveries; users = database.users; productUserIds = database.userImports
-        clients = database.oauthClients; consents = database.consents
+        store = deliveries; self.users = users; self.productUserIds = productUserIds
+        self.clients = clients; self.consents = consents
         self.webhooks = webhooks; self.sids = sids; self.issuer = issuer; self.clock = clock; self.onFailure = onFailure
     }
 

@@ -21,13 +21,35 @@ public struct TokenService: Sendable {
     /// Verifies third-party ID tokens for the token-exchange grant (nil: the grant is refused).
     public let externalIDTokens: (any ExternalIDTokenResolver)?
 
+    /// The stores the grants, revocation and validation call, named one by one.
+    public struct Stores: Sendable {
+        let flowStates: any FlowStateStore
+        let oauthClients: any OAuthClientStore
+        let refreshTokens: any RefreshTokenStore
+        let revokedAccessTokens: any RevokedAccessTokenStore
+        let authorizationCodes: any AuthorizationCodeStore
+        let consents: any ConsentStore
+        let userImports: any UserImportStore
+        let users: any UserStore
+        let sessions: any SessionStore
+        let hotReads: any HotReadStore
+
+        /// Those stores of `database`.
+        public init(database: any GatehouseDatabase) {
+            flowStates = database.flowStates; oauthClients = database.oauthClients; refreshTokens = database.refreshTokens
+            revokedAccessTokens = database.revokedAccessTokens; authorizationCodes = database.authorizationCodes
+            consents = database.consents; userImports = database.userImports; users = database.users
+            sessions = database.sessions; hotReads = database.hotReads
+        }
+    }
+
     /// - Parameters:
     ///   - successorKey: the key refresh-token successors are derived with (the same in every process).
     ///   - registry: the client registry to share (the native sign-ins look apps up in the same one); a new one by default.
     ///   - externalIDTokens: the token-exchange grant's ID-token verifier, given at construction so there is one
     ///     complete token service, never a copy configured afterwards.
     ///   - dpopNonceKey: the key DPoP nonces are made with (the same in every process).
-    public init(database: any GatehouseDatabase, settings: OAuthSettings, keys: SigningKeyRing, accounts: AccountService,
+    public init(stores database: Stores, settings: OAuthSettings, keys: SigningKeyRing, accounts: AccountService,
                 audit: AuditTrail, clock: IdentityClock = .system, successorKey: [UInt8] = SecureRandom.bytes(32),
                 sids: SessionIdentifier? = nil, registry: ClientRegistry? = nil,
                 externalIDTokens: (any ExternalIDTokenResolver)? = nil, dpopNonceKey: [UInt8] = SecureRandom.bytes(32)) {

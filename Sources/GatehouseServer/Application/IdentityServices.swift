@@ -33,7 +33,8 @@ public struct IdentityServices: Sendable {
     /// Webhooks and back-channel logout tokens to enqueue; made before the audit trail, which feeds it.
     static func makeEvents(configuration: GatehouseConfiguration, database: any GatehouseDatabase, secrets: ServerSecrets,
                            clock: IdentityClock, log: ServerLog, databaseErrors: Counter) -> OutboundEvents {
-        OutboundEvents(database: database, webhooks: configuration.webhooks,
+        OutboundEvents(deliveries: database.outboundDeliveries, users: database.users, productUserIds: database.userImports,
+                       clients: database.oauthClients, consents: database.consents, webhooks: configuration.webhooks,
                        backchannelLogout: configuration.clients.contains { BackchannelLogoutRegistration(metadata: $0.registration.metadata) != nil },
                        sids: SessionIdentifier(key: secrets.derivedKey("session-sid")), issuer: configuration.oauth.issuer,
                        clock: clock, onFailure: { error in
@@ -94,10 +95,11 @@ public struct IdentityServices: Sendable {
             revocation: TokenRevocation(refreshTokens: database.refreshTokens, revoked: database.revokedAccessTokens,
                                         settings: configuration.oauth, clock: clock),
             audit: audit, clock: clock)
-        links = EmailLinks(database: database, mailer: mailer, accounts: accounts, limits: configuration.rateLimits,
+        links = EmailLinks(users: database.users, oneTimeTokens: database.oneTimeTokens, passkeys: database.webAuthnCredentials,
+                           rateLimits: database.rateLimits, mailer: mailer, accounts: accounts, limits: configuration.rateLimits,
                            audit: audit, clock: clock, absoluteURL: { publicURL + $0 }, ownershipClaim: ownershipClaim,
                            wording: mailWording)
-        tokens = TokenService(database: database, settings: configuration.oauth, keys: keys, accounts: accounts, audit: audit,
+        tokens = TokenService(stores: .init(database: database), settings: configuration.oauth, keys: keys, accounts: accounts, audit: audit,
                               clock: clock, successorKey: secrets.derivedKey("refresh-successor"), sids: sids, registry: clients,
                               externalIDTokens: externalIDTokens, dpopNonceKey: secrets.derivedKey("dpop-nonce"))
         handoffs = HandoffTokens(store: database.oneTimeTokens, clock: clock, lifetime: configuration.handoffLifetime)

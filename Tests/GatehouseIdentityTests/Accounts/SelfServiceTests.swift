@@ -39,7 +39,8 @@ import Testing
             let clock = SignInBackOffTests.Clock()
             let (accounts, database) = try await SignInBackOffTests.accounts(clock)
             let mails = Mails()
-            let links = EmailLinks(database: database, mailer: mails, accounts: accounts, audit: AuditTrail(store: database.auditLog),
+            let links = EmailLinks(users: database.users, oneTimeTokens: database.oneTimeTokens, passkeys: database.webAuthnCredentials,
+                                   rateLimits: database.rateLimits, mailer: mails, accounts: accounts, audit: AuditTrail(store: database.auditLog),
                                    clock: clock.identity, absoluteURL: { "https://id.example.test" + $0 })
             let ada = try #require(try await database.users.find(email: "ada@example.com"))
             return Fixture(clock: clock, accounts: accounts, database: database, links: links,

@@ -47,7 +47,7 @@ final class GrantFixture: Sendable {
         try await keys.ensureSigningKey()
         self.keys = keys
         identityClock = clock
-        let service = TokenService(database: database, settings: Self.settings,
+        let service = TokenService(stores: .init(database: database), settings: Self.settings,
                                    keys: keys, accounts: accounts, audit: audit, clock: clock, externalIDTokens: resolver)
         self.service = service
         let user = User(id: "u1", email: "ada@example.test", displayName: "Ada", passwordHash: try await hasher.hash(Self.password),

@@ -28,8 +28,8 @@ extension EmailLinks {
             await audit.record(.mailSuppressed, userId: user.id, context: context, details: ["mail": "email_change"])
             return .suppressed
         }
-        _ = try await database.oneTimeTokens.invalidateAll(userId: user.id, purpose: .emailChange)
-        if let owner = try await database.users.find(email: email.value), owner.id != user.id {
+        _ = try await oneTimeTokens.invalidateAll(userId: user.id, purpose: .emailChange)
+        if let owner = try await users.find(email: email.value), owner.id != user.id {
             await audit.record(.emailChangeRequested, userId: user.id, context: context, details: ["result": "address_taken"])
             // The same note a sign-up with a taken address sends, under the same per-recipient limit.
             try await sendAlreadyRegistered(to: owner, language: user.language)
@@ -38,7 +38,7 @@ extension EmailLinks {
         let payload = String(decoding: try JSONEncoder().encode(["email": email.value]), as: UTF8.self)
         let token = SecureRandom.token(byteCount: 32)
         let now = clock.now()
-        try await database.oneTimeTokens.create(OneTimeToken(hash: Self.hash(token), purpose: .emailChange, userId: user.id, createdAt: now,
+        try await oneTimeTokens.create(OneTimeToken(hash: Self.hash(token), purpose: .emailChange, userId: user.id, createdAt: now,
                                                              expiresAt: now.addingTimeInterval(Self.emailChangeLifetime), payload: payload))
         await audit.record(.emailChangeRequested, userId: user.id, context: context)
         queue(wording.message(.emailChange, to: email.value, language: user.language,
@@ -56,22 +56,22 @@ extension EmailLinks {
     /// unknown link and `emailTaken` when another account took the address meanwhile (the link is spent).
     public func confirmEmailChange(token: String, presentedSession: (token: String, userId: String)? = nil,
                                    context: ClientContext) async throws -> User {
-        guard let consumed = try await database.oneTimeTokens.consume(hash: Self.hash(token), purpose: .emailChange, now: clock.now()),
-              let email = Self.address(in: consumed), let user = try await database.users.find(id: consumed.userId), !user.disabled else {
+        guard let consumed = try await oneTimeTokens.consume(hash: Self.hash(token), purpose: .emailChange, now: clock.now()),
+              let email = Self.address(in: consumed), let user = try await users.find(id: consumed.userId), !user.disabled else {
             throw AccountError.invalidToken
         }
         let now = clock.now()
         let moved: User
         do {
-            moved = try await database.users.update(id: user.id, [.email(email), .emailVerified(true)], at: now)
+            moved = try await users.update(id: user.id, [.email(email), .emailVerified(true)], at: now)
         } catch let error as StoreError where error.kind == .conflict {
             throw AccountError.emailTaken
         }
         let keeping = presentedSession.flatMap { $0.userId == user.id ? $0.token : nil }
         let ended = try await accounts.sessions.endAll(userId: user.id, keeping: keeping, reason: "email_changed")
-        _ = try await database.users.voidTokens(userId: user.id, issuedBefore: now)
+        _ = try await users.voidTokens(userId: user.id, issuedBefore: now)
         // A reset link mailed to the old address must not open the account any more.
-        _ = try await database.oneTimeTokens.invalidateAll(userId: user.id, purpose: .passwordReset)
+        _ = try await oneTimeTokens.invalidateAll(userId: user.id, purpose: .passwordReset)
         await audit.record(.emailChanged, userId: user.id, context: context,
                            details: ["from": user.email, "to": email, "sessions_ended": String(ended)])
         return moved

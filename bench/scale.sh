@@ -32,7 +32,7 @@ FAMILIES_PER_USER=${SCALE_FAMILIES_PER_USER:-10}
 AUDIT_PER_USER=${SCALE_AUDIT_PER_USER:-10}
 PURGE_ROWS=${SCALE_PURGE_ROWS:-1000000}
 export WRK_SECONDS=${WRK_SECONDS:-5}
-LARGEST=$(tr ' ' '\n' <<<"$SIZES" | sort -n | tail -1)
+LARGEST=$(tr ' ' '\n' <<<"$SIZES" | sort -n | tail -1); SMALLEST=$(tr ' ' '\n' <<<"$SIZES" | sort -n | head -1)
 PASSWORD="bench password 1234"
 SECRET=bench-client-secret-0123456789abcdefghijkl
 PORT=${SCALE_PORT:-18520}; URL=http://127.0.0.1:$PORT
@@ -144,7 +144,7 @@ seed_families() {   # COUNT EXPIRED
     list+="${list:+, }$column"; select+="${select:+, }$expression"
   done
   if [ "$BACKEND" = sqlite ]; then
-    sql "PRAGMA cache_size = -262144;
+    sql "PRAGMA cache_size = -1048576;
          WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < $count)
          INSERT INTO refresh_tokens ($list) SELECT $select FROM n
          JOIN users u ON u.rowid = 1 + n.i % $USERS CROSS JOIN (SELECT * FROM refresh_tokens LIMIT 1) t;" || die "seeding families failed"
@@ -161,7 +161,7 @@ seed_audit() {   # COUNT: a year of entries, round robin over the users and a fe
     CASE n.i % 4 WHEN 0 THEN 'sign_in.succeeded' WHEN 1 THEN 'sign_in.failed' WHEN 2 THEN 'session.ended' ELSE 'password.changed' END,
     '203.0.113.' || (n.i % 250), 'Mozilla/5.0 (bench/scale.sh)', '{}'"
   if [ "$BACKEND" = sqlite ]; then
-    sql "PRAGMA cache_size = -262144;
+    sql "PRAGMA cache_size = -1048576;
          WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < $count)
          INSERT INTO audit_log (occurred_at, user_id, event_type, ip, user_agent, details)
          SELECT $values FROM n JOIN users u ON u.rowid = 1 + n.i % $USERS;" || die "seeding audit rows failed"
@@ -246,6 +246,33 @@ writer_check() {
   stop_server
 }
 
+# pg_transactions SESSION ACCESS ADMIN RARE: PostgreSQL transactions per request of each path (pg_stat_database;
+# an autocommitted statement is one, so this is the round trips for every path but the few that open a
+# transaction). A backend reports its counts when it goes idle, at most every 10 s: each path gets its own second
+# of wrk and an 11 s pause.
+pg_transactions() {
+  local name before after requests out
+  committed() { sql "SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = current_database()"; }
+  mint 3000 "$BENCH_TMP/refresh-pg.txt"; export REFRESH_TOKENS_FILE=$BENCH_TMP/refresh-pg.txt
+  while IFS='|' read -r name args; do
+    before=$(committed)
+    out=$(eval "wrk -t1 -c4 -d1s $args")
+    requests=$(awk '/requests in/ {print $1}' <<<"$out")
+    sleep 11
+    after=$(committed)
+    # psql's own query is one transaction of the count
+    record "$name PG transactions" "$(awk -v d=$((after - before - 1)) -v n="$requests" 'BEGIN { printf "%.2f", d / n }')" "per request"
+  done <<EOF2
+userinfo|-H "Authorization: Bearer $2" "$URL/oauth/userinfo"
+introspection|-s "$BENCH_TMP/introspect.lua" "$URL/oauth/introspect"
+sign-in page|"$URL/sign-in"
+account page|-H "Cookie: gatehouse_session=$1" "$URL/account"
+admin search (one match)|-H "Authorization: Bearer $3" "$URL/admin/v1/users?q=$4"
+refresh|-s bench/lua/refresh-distinct.lua "$URL/oauth/token"
+password sign-in|-s "$BENCH_TMP/signin.lua" "$URL/sign-in"
+EOF2
+}
+
 measure_size() {
   local families=$((USERS * FAMILIES_PER_USER)) audits=$((USERS * AUDIT_PER_USER)) expired=0 began seconds
   [ "$USERS" = "$LARGEST" ] && expired=$(( PURGE_ROWS < families ? PURGE_ROWS : families ))
@@ -305,6 +332,7 @@ measure_size() {
   record "Argon2id ceiling" "$(awk -v a="$before" -v b="$after" 'BEGIN { printf "%.1f", (a + b) / 2 }')" "hashes/s"
   record "password sign-in / Argon2id ceiling" "$(awk -v f="$(cat "$BENCH_TMP/rps-password_sign_in")" -v a="$before" -v b="$after" \
     'BEGIN { printf "%.2f", f / ((a + b) / 2) }')" "ratio"
+  [ "$BACKEND" = postgres ] && [ "$USERS" = "$SMALLEST" ] && pg_transactions "$session" "$access" "$admin" "$rare"
   stop_server
 
   local bytes

@@ -81,6 +81,7 @@ HASH=$(sqlite3 "$BENCH_TMP/hash.sqlite" "SELECT password_hash FROM users")
 if [[ " $BACKENDS " == *" postgres "* ]]; then
   if [ -n "${GATEHOUSE_BENCH_POSTGRES_URL:-}" ]; then PG_ADMIN=$GATEHOUSE_BENCH_POSTGRES_URL
   else scripts/postgres status >/dev/null 2>&1 || STARTED_PG=1; PG_ADMIN=$(scripts/postgres start) || die "no PostgreSQL"; fi
+  PG_POSTMASTER=$(head -1 "$(psql "$PG_ADMIN" -qAtX -c "SHOW data_directory")/postmaster.pid") || die "no postmaster pid"
 fi
 
 mkdir -p "$(dirname "$OUT")"
@@ -112,10 +113,25 @@ mint() {   # COUNT FILE: distinct refresh tokens of the bench client for the sig
     --config "$BENCH_TMP/config.json" > "$2" || die "minting failed"
 }
 
-# row NAME ARGS…: a wrk row (bench/lib.sh), printed and recorded as req/s, p99 and server CPU µs per request.
+# pg_ticks: CPU clock ticks used so far by this PostgreSQL cluster (the postmaster and its children: the pooled
+# backends of the server, which live through a row, and the background processes).
+pg_ticks() {
+  local pid total=0
+  for pid in $PG_POSTMASTER $(pgrep -P "$PG_POSTMASTER"); do total=$((total + $(cpu_ticks "$pid" 2>/dev/null || echo 0))); done
+  echo "$total"
+}
+
+# row NAME ARGS…: a wrk row (bench/lib.sh), printed and recorded as req/s, p99 and server CPU µs per request; on
+# PostgreSQL also the cluster's CPU per request (over req/s × the row's seconds).
 row() {
-  local name=$1 line; shift
+  local name=$1 line pg_before=0 pg_after; shift
+  [ "$BACKEND" = postgres ] && pg_before=$(pg_ticks)
   line=$(wrk_run "$name" "$GH_PID" "$@")
+  if [ "$BACKEND" = postgres ]; then
+    pg_after=$(pg_ticks)
+    record "$name PostgreSQL CPU" "$(awk -v t=$((pg_after - pg_before)) -v hz="$(getconf CLK_TCK)" -v r="$(cat "$BENCH_TMP/rps-${name//[^A-Za-z0-9]/_}")" \
+      -v s="${WRK_SECONDS}" 'BEGIN { if (r > 0) printf "%.1f", t / hz * 1e6 / (r * s); else print "n/a" }')" "µs/req"
+  fi
   local rps p99 cpu bad
   rps=$(awk -F'|' '{gsub(/ /, "", $3); print $3}' <<<"$line"); p99=$(awk -F'|' '{gsub(/ /, "", $4); print $4}' <<<"$line")
   cpu=$(awk -F'|' '{gsub(/ /, "", $5); print $5}' <<<"$line"); bad=$(awk -F'|' '{gsub(/ /, "", $6); print $6}' <<<"$line")
@@ -202,17 +218,20 @@ probe_stop() {   # NAME: records the probe's p99, max and rate
 # builds of migrations 18, 19 and 21 (under new names, dropped afterwards) and the backfill UPDATEs of 23. The
 # others only add a table or a nullable column (a catalogue change on both backends).
 MIGRATION_REPLAY=(
-  "18 audit_log (event_type, occurred_at)|CREATE INDEX scale_replay_18a ON audit_log (event_type, occurred_at)"
-  "18 audit_log (ip, occurred_at)|CREATE INDEX scale_replay_18b ON audit_log (ip, occurred_at)"
-  "19 users (external_id) unique|CREATE UNIQUE INDEX scale_replay_19 ON users (external_id)"
-  "21 refresh_tokens (user_id, client_id, created_at)|CREATE INDEX scale_replay_21 ON refresh_tokens (user_id, client_id, created_at)"
-  "23 users backfill|UPDATE users SET imported = TRUE WHERE external_id IS NOT NULL OR id IN (SELECT user_id FROM audit_log WHERE event_type = 'account.imported' AND user_id IS NOT NULL)"
+  "18 audit_log_by_event|CREATE INDEX scale_replay_18a ON audit_log (event_type, occurred_at)"
+  "18 audit_log_by_ip|CREATE INDEX scale_replay_18b ON audit_log (ip, occurred_at)"
+  "19 users_by_external_id|CREATE UNIQUE INDEX scale_replay_19 ON users (external_id)"
+  "21 refresh_tokens_by_user_created|CREATE INDEX scale_replay_21 ON refresh_tokens (user_id, client_id, created_at)"
+  "23 users_import_origin backfill|UPDATE users SET imported = TRUE WHERE external_id IS NOT NULL OR id IN (SELECT user_id FROM audit_log WHERE event_type = 'account.imported' AND user_id IS NOT NULL)"
 )
 
 writer_check() {
   local quiet purge_before purge_after started seconds entry name statement began held
-  mint 40000 "$BENCH_TMP/probe-quiet.txt"; mint 60000 "$BENCH_TMP/probe-purge.txt"; mint 60000 "$BENCH_TMP/probe-migrate.txt"
+  local tokens=${SCALE_PROBE_TOKENS:-60000}
+  mint 2000 "$BENCH_TMP/probe-warm-up.txt"; mint "$tokens" "$BENCH_TMP/probe-quiet.txt"
+  mint "$tokens" "$BENCH_TMP/probe-purge.txt"; mint "$tokens" "$BENCH_TMP/probe-migrate.txt"
   serve "$BENCH_TMP/config.json"
+  probe_start "$BENCH_TMP/probe-warm-up.txt"; sleep 2; probe_stop "writer check: warm-up"
   probe_start "$BENCH_TMP/probe-quiet.txt"; sleep "$WRK_SECONDS"; probe_stop "writer check: quiet"
   stop_server
   # The purge: the maintenance job as it runs in production (batches of maintenance.batch_size), every second.
@@ -293,6 +312,8 @@ measure_size() {
   record "audit rows" "$(sql "SELECT COUNT(*) FROM audit_log")" "rows"
   mint 5000 "$BENCH_TMP/warm-up.txt"; mint "${SCALE_REFRESH_TOKENS:-40000}" "$BENCH_TMP/refresh.txt"
 
+  # The first start after seeding creates the remaining signing keys (RSA generation): ready is timed on a restart.
+  serve "$BENCH_TMP/config.json"; stop_server
   serve "$BENCH_TMP/config.json"
   record "start to ready" "$READY_MS" "ms"
   sleep 1; record "idle RSS" "$(rss_mb "$GH_PID")" "MB"

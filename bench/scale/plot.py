@@ -19,7 +19,7 @@ def series(path):
     data = OrderedDict()
     with open(path, newline="") as handle:
         for row in csv.DictReader(handle):
-            if not row["measure"].endswith(" CPU"):
+            if not row["measure"].endswith(" CPU") or row["measure"].endswith(" PostgreSQL CPU"):
                 continue
             try:
                 value = float(row["value"])

@@ -18,7 +18,8 @@
 # tokens the requests present are minted by `gatehouse bench refresh-tokens` (the store's own path). The background
 # refresh families and audit rows are bulk SQL: each family is a copy of one minted row with its own hash, family
 # and user (the columns are read from the table, so only the hash, family, user and time columns are named), and
-# the audit rows are written straight into audit_log.
+# the audit rows are written straight into audit_log. The sign-in user (the middle one) also holds every token
+# minted for the refresh rows (~45,000 live grants of one client): its /account row is that heavy case at every size.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source bench/lib.sh
@@ -113,23 +114,28 @@ mint() {   # COUNT FILE: distinct refresh tokens of the bench client for the sig
     --config "$BENCH_TMP/config.json" > "$2" || die "minting failed"
 }
 
-# pg_ticks: CPU clock ticks used so far by this PostgreSQL cluster (the postmaster and its children: the pooled
+# pg_ticks: "pid ticks" for each process of this PostgreSQL cluster (the postmaster and its children: the pooled
 # backends of the server, which live through a row, and the background processes).
 pg_ticks() {
-  local pid total=0
-  for pid in $PG_POSTMASTER $(pgrep -P "$PG_POSTMASTER"); do total=$((total + $(cpu_ticks "$pid" 2>/dev/null || echo 0))); done
-  echo "$total"
+  local pid
+  for pid in $PG_POSTMASTER $(pgrep -P "$PG_POSTMASTER"); do echo "$pid $(cpu_ticks "$pid" 2>/dev/null || echo 0)"; done
+}
+# pg_delta BEFORE AFTER: ticks used between the two pg_ticks lists by the processes alive at both (a worker that
+# exited in between would otherwise count negative) and by those started in between.
+pg_delta() {
+  awk 'NR == FNR { before[$1] = $2; next } { total += $2 - (($1 in before) ? before[$1] : 0) } END { print total + 0 }' \
+    <(echo "$1") <(echo "$2")
 }
 
 # row NAME ARGS…: a wrk row (bench/lib.sh), printed and recorded as req/s, p99 and server CPU µs per request; on
 # PostgreSQL also the cluster's CPU per request (over req/s × the row's seconds).
 row() {
-  local name=$1 line pg_before=0 pg_after; shift
+  local name=$1 line pg_before="" pg_after; shift
   [ "$BACKEND" = postgres ] && pg_before=$(pg_ticks)
   line=$(wrk_run "$name" "$GH_PID" "$@")
   if [ "$BACKEND" = postgres ]; then
     pg_after=$(pg_ticks)
-    record "$name PostgreSQL CPU" "$(awk -v t=$((pg_after - pg_before)) -v hz="$(getconf CLK_TCK)" -v r="$(cat "$BENCH_TMP/rps-${name//[^A-Za-z0-9]/_}")" \
+    record "$name PostgreSQL CPU" "$(awk -v t="$(pg_delta "$pg_before" "$pg_after")" -v hz="$(getconf CLK_TCK)" -v r="$(cat "$BENCH_TMP/rps-${name//[^A-Za-z0-9]/_}")" \
       -v s="${WRK_SECONDS}" 'BEGIN { if (r > 0) printf "%.1f", t / hz * 1e6 / (r * s); else print "n/a" }')" "µs/req"
   fi
   local rps p99 cpu bad

@@ -11,7 +11,7 @@ from collections import OrderedDict
 from xml.sax.saxutils import escape
 
 COLOURS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf", "#7f7f7f"]
-PANEL_W, PANEL_H, LEFT, TOP, BOTTOM = 420, 300, 60, 50, 50
+PANEL_W, PANEL_H, LEFT, TOP, BOTTOM = 420, 310, 60, 60, 50
 
 
 def series(path):

@@ -207,7 +207,7 @@ sign_in() {   # prints the session cookie of a browser-style sign-in of $KNOWN; 
 # probe_start TOKENS_FILE / probe_stop: the paced refresh load of the writer-hold check, run until stopped.
 probe_start() {
   REFRESH_TOKENS_FILE=$1 BENCH_BASIC=$BASIC WRK_THREADS=2 PACE_MS=${SCALE_PACE_MS:-20} \
-    wrk -t2 -c4 -d3600s --latency -s bench/lua/refresh-paced.lua "$URL/oauth/token" > "$BENCH_TMP/probe.txt" 2>&1 &
+    wrk -t2 -c4 -d3600s --timeout 120s --latency -s bench/lua/refresh-paced.lua "$URL/oauth/token" > "$BENCH_TMP/probe.txt" 2>&1 &
   PROBE_PID=$!; sleep 0.5
 }
 probe_stop() {   # NAME: records the probe's p99, max and rate
@@ -216,8 +216,12 @@ probe_stop() {   # NAME: records the probe's p99, max and rate
   p99=$(ms "$(awk '$1 == "99%" {print $2}' "$BENCH_TMP/probe.txt")")
   max=$(ms "$(awk '$1 == "Latency" {print $4}' "$BENCH_TMP/probe.txt")")
   rps=$(awk '/Requests\/sec/ {print $2}' "$BENCH_TMP/probe.txt")
+  local timeouts failed
+  timeouts=$(awk '/Socket errors/ { for (i = 1; i <= NF; i++) if ($i == "timeout") print $(i + 1) + 0 }' "$BENCH_TMP/probe.txt")
+  failed=$(awk '/Non-2xx/ {print $NF}' "$BENCH_TMP/probe.txt")
   record "$1 p99" "$p99" "ms"; record "$1 max" "$max" "ms"; record "$1 req/s" "${rps:-0}" "req/s"
-  echo "$1: paced refresh p99 $p99 ms, max $max ms, ${rps:-0} req/s" >> "$BENCH_TMP/notes.txt"
+  record "$1 timeouts" "${timeouts:-0}" "count"; record "$1 non-2xx" "${failed:-0}" "count"
+  echo "$1: paced refresh p99 $p99 ms, max $max ms, ${rps:-0} req/s, ${timeouts:-0} timeouts, ${failed:-0} non-2xx" >> "$BENCH_TMP/notes.txt"
 }
 
 # The migrations that scale with the data, each replayed in one transaction as the migrator runs it: the index

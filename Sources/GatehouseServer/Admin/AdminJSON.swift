@@ -37,9 +37,7 @@ enum AdminJSON {
 
     static func response(_ object: Any, status: HTTPStatus = .ok) -> Response {
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
-        var response = Response.json(bytes: Array(data), status: status)
-        response.noStore()
-        return response
+        return Response.json(bytes: Array(data), status: status)
     }
 
     /// RFC 3339 in UTC with milliseconds (`2026-12-01T22:30:01.123Z`, what `ISO8601DateFormatter` with fractional

@@ -171,7 +171,7 @@ seed_families() {   # COUNT EXPIRED
          INSERT INTO refresh_tokens ($list) SELECT $select FROM n
          JOIN users u ON u.rowid = 1 + n.i % $USERS CROSS JOIN (SELECT * FROM refresh_tokens LIMIT 1) t;" || die "seeding families failed"
   else
-    sql "INSERT INTO refresh_tokens ($list) SELECT $select FROM generate_series(1, $count) AS n(i)
+    sql "INSERT INTO refresh_tokens ($list) SELECT $select FROM generate_series(1, $count::bigint) AS n(i)
          JOIN (SELECT id, row_number() OVER (ORDER BY created_at, id) - 1 AS rn FROM users) u ON u.rn = n.i % $USERS
          CROSS JOIN (SELECT * FROM refresh_tokens LIMIT 1) t; ANALYZE;" >/dev/null || die "seeding families failed"
   fi
@@ -189,7 +189,7 @@ seed_audit() {   # COUNT: a year of entries, round robin over the users and a fe
          SELECT $values FROM n JOIN users u ON u.rowid = 1 + n.i % $USERS;" || die "seeding audit rows failed"
   else
     sql "INSERT INTO audit_log (occurred_at, user_id, event_type, ip, user_agent, details)
-         SELECT $values FROM generate_series(1, $count) AS n(i)
+         SELECT $values FROM generate_series(1, $count::bigint) AS n(i)
          JOIN (SELECT id, row_number() OVER (ORDER BY created_at, id) - 1 AS rn FROM users) u ON u.rn = n.i % $USERS;
          ANALYZE;" >/dev/null || die "seeding audit rows failed"
   fi

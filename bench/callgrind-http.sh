@@ -10,7 +10,8 @@
 # The kernel's share (TCP, epoll) is not counted: these are user-space instructions only.
 # Usage: bench/callgrind-http.sh [N]   (default 20000 requests per workload; 5000 is enough for the app rows)
 #        BINARY (default .build/release/gatehouse, built when it is the default), TOP (functions listed per
-#        workload, default 25; 0 lists none), ONLY=app (section 3 only) or ONLY=healthz (sections 1 and 2 only).
+#        workload, default 25; 0 lists none), ONLY=app (section 3 only) or ONLY=healthz (sections 1 and 2 only),
+#        KEEP=DIR (keeps each workload's dump there; `INCLUSIVE=1 python3 bench/callgrind_top.py DUMP N` ranks them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 N=${1:-20000}; PORT=${PORT:-18590}; TOP=${TOP:-25}; ONLY=${ONLY:-all}
@@ -29,7 +30,9 @@ count() {
   local failed non2xx
   failed=$(awk '/^Failed requests/ {print $3}' <<<"$report"); non2xx=$(awk '/^Non-2xx responses/ {print $3}' <<<"$report")
   # callgrind_annotate 3.19 misreads these dumps (it credits everything to clone), hence the small parser.
-  python3 bench/callgrind_top.py "$(ls -t "$OUT"/cg"$vg".out.* | head -1)" "$N" "$TOP" > "$OUT/top"
+  local dump; dump=$(ls -t "$OUT"/cg"$vg".out.* | head -1)
+  if [ -n "${KEEP:-}" ]; then mkdir -p "$KEEP"; cp "$dump" "$KEEP/${name//[^A-Za-z0-9]/_}.callgrind"; fi
+  python3 bench/callgrind_top.py "$dump" "$N" "$TOP" > "$OUT/top"
   printf '| %s | %s | %s | %s |\n' "$name" "$(sed -n 's/instructions per request: //p' "$OUT/top")" "${failed:-?}" "${non2xx:-0}"
   if [ "$TOP" -gt 0 ]; then tail -n +2 "$OUT/top" | sed 's/^/    /' >> "$OUT/tops"; echo "  ^ $name" >> "$OUT/tops"; fi
 }

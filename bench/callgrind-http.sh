@@ -83,7 +83,7 @@ if [ "$ONLY" != healthz ]; then
   cc -O2 -shared -fPIC bench/valgrind/dispatch-main.c -o "$OUT/dispatch-main.so"
   SECRET=bench-client-secret-0123456789abcdefghijkl
   cat > "$OUT/cfg.json" <<JSON
-{"access_log": false, "rate_limits": {"enabled": false}, "oauth": {"api_scopes": ["api.read"]},
+{"access_log": false, "rate_limits": {"enabled": false}, "oauth": {"api_scopes": ["api.read"], "access_token_lifetime_seconds": 86400},
  "clients": [{"id": "bench", "name": "Bench", "type": "confidential", "secret": "$SECRET", "first_party": true,
               "redirect_uris": ["https://bench.example/cb"], "scopes": ["api.read"], "grants": ["password"]}]}
 JSON
@@ -104,9 +104,14 @@ JSON
   LD_PRELOAD="$OUT/dispatch-main.so" under_callgrind "$OUT/app.log" "$BINARY" serve --config "$OUT/cfg.json"
   wait_url "$U/healthz"
   count "GET /healthz (gatehouse serve)" "$VG" "$U/healthz"
+  # The token must still be valid when counted (valgrind is slow; an expired one takes introspection's other path).
+  active() { curl -s -u "bench:$SECRET" --data-binary "@$OUT/introspect.form" -H "Content-Type: application/x-www-form-urlencoded" \
+    "$U/oauth/introspect" | grep -q '"active":true' || { echo "the access token is not active: the rows are not valid" >&2; exit 1; }; }
+  active
   count "GET /oauth/userinfo" "$VG" "$U/oauth/userinfo" -H "Authorization: Bearer $TOKEN"
   count "POST /oauth/introspect" "$VG" "$U/oauth/introspect" -p "$OUT/introspect.form" -T application/x-www-form-urlencoded \
     -H "Authorization: Basic $(printf "bench:$SECRET" | base64 -w0)"
+  active
   count "GET /native/session" "$VG" "$U/native/session" -H "Cookie: gatehouse_session=$SESSION"
   kill "$VG"; wait "$VG" 2>/dev/null || true
 fi

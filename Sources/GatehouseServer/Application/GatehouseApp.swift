@@ -139,7 +139,9 @@ public struct GatehouseApp: Sendable {
         NativePasskeyRoutes(apps: NativeAppDirectory(registry: services.tokens.registry), signIn: NativePasskeySignIn(ceremonies: passkeys),
                             sessions: services.sessions, cookies: services.webSessions.cookies, issuer: services.tokens.issuer,
                             audit: services.audit, publicOrigin: NativeSignInHTTP.origin(of: configuration.publicURL),
-                            dpop: DPoPRequests(verifier: services.tokens.dpop, issuer: configuration.oauth.issuer)).register(into: &router)
+                            dpop: DPoPRequests(verifier: services.tokens.dpop, issuer: configuration.oauth.issuer),
+                            limiter: RateLimiter(store: services.database.rateLimits, clock: services.clock),
+                            limits: configuration.rateLimits).register(into: &router)
         TokenRoutes(tokens: services.tokens, origins: origins, log: log, issued: metrics.tokensIssued).register(into: &router)
         AdminRoutes(administration: services.administration, tokens: services.tokens, log: log,
                     limiter: RateLimiter(store: services.database.rateLimits, clock: services.clock),

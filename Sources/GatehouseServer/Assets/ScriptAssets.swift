@@ -44,13 +44,11 @@ enum ScriptAssets {
 
     /// `/assets/gatehouse-passkeys.js`: the page side of the WebAuthn ceremonies. The sign-in page's
     /// "Sign in with a passkey" button and conditional mediation (the browser offers passkeys in the email
-    /// field's autofill), and the account page's "Add a passkey" form. Options come from and answers go to
-    /// Gatehouse as forms carrying the page's CSRF token; without WebAuthn the passkey parts stay hidden.
+    /// field's autofill), the account page's "Add a passkey" form, and a security key or passkey answering
+    /// the sign-in's second step (the prompt's own options, the answer posted as a form beside the code
+    /// form). Options come from and answers go to Gatehouse as forms carrying the page's CSRF token; without
+    /// WebAuthn the passkey parts stay hidden. Its words come from the page's data attributes.
     static let passkeys = file("gatehouse-passkeys.js")
-
-    /// `/assets/gatehouse-second-step.js`: a security key or passkey answering the sign-in's second step — the
-    /// ceremony with the prompt's own options, the answer posted as a form beside the code form.
-    static let secondStep = file("gatehouse-second-step.js")
 
     /// Serves `bytes` as JavaScript at `path`, cacheable for five minutes (the scripts change only with a release).
     static func register(_ path: String, _ bytes: [UInt8], into router: inout Router) {

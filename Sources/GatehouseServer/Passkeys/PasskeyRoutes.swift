@@ -94,6 +94,9 @@ struct PasskeyRoutes: Sendable {
                 throw HTTPError(.notFound, "There is no such passkey on your account.")
             case .lastMethod:
                 return try await context.accountPage(web: web, active: active, error: AccountError.lastSignInMethod.text(web.texts), status: .conflict)
+            case .lastSecondFactor:
+                return try await context.accountPage(web: web, active: active, error: SecondFactorRefusal.lastFactor.text(web.texts),
+                                                     status: .conflict)
             case .deleted:
                 await context.audit.record(.passkeyRemoved, userId: active.user.id, context: request.clientContext,
                                            details: ["credential": Base64URL.encode(id)])

@@ -115,6 +115,8 @@ public struct SecondFactors: Sendable {
     /// Lets the user's registered security keys and passkeys answer the second step (with no authenticator
     /// app needed); returns new recovery codes when the account had none left (shown once).
     public func useSecurityKeys(userID: String, context: ClientContext) async throws -> [String]? {
+        // On already (a second submission of the form): nothing changes, nothing to audit or show.
+        if try await store.webAuthnSecondStep(userID: userID) { return nil }
         guard try await store.enableWebAuthnSecondStep(userID: userID, at: clock.now()) else { throw SecondFactorRefusal.noSecurityKey }
         await audit.record(.secondFactorAdded, userId: userID, context: context, details: ["factor": "webauthn"])
         guard try await store.unusedRecoveryCodes(userID: userID) == 0 else { return nil }

@@ -1,4 +1,5 @@
 import Foundation
+import GatehouseCrypto
 import GatehouseIdentity
 import GatehouseSQLite
 import GatehouseStore

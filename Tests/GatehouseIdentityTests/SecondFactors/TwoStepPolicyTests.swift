@@ -60,10 +60,7 @@ import Testing
     }
 
     func factors(requiredBy: [String] = []) -> SecondFactors {
-        SecondFactors(store: database.secondFactors, sealing: KeyEncryptionKey.generate(),
-                      limiter: RateLimiter(store: database.rateLimits, clock: clock.identity), limits: RateLimitPolicy(),
-                      audit: AuditTrail(store: database.auditLog, clock: clock.identity), clock: clock.identity, issuer: "Example",
-                      applicationsRequiringTwoStep: { _ in requiredBy })
+        SecondFactorsTests.factors(database, clock: clock, key: KeyEncryptionKey.generate(), requiredBy: requiredBy)
     }
 
     func addKey(_ id: UInt8) async throws {

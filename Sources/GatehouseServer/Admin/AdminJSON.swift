@@ -68,7 +68,8 @@ enum AdminJSON {
     }
 
     static func factors(_ status: SecondFactors.Status, credentials: [WebAuthnCredential]) -> [String: Any] {
-        ["totp": status.totp, "recovery_codes_left": status.recoveryCodesLeft, "second_step_required": status.isEnabled,
+        ["totp": status.totp, "webauthn_second_step": status.webAuthn, "recovery_codes_left": status.recoveryCodesLeft,
+         "second_step_required": status.isEnabled,
          "webauthn": credentials.map { credential -> [String: Any] in
              ["id": Base64URL.encode(credential.credentialID), "name": credential.name, "synced": credential.backedUp,
               "created_at": time(credential.createdAt), "last_used_at": credential.lastUsedAt.map { time($0) as Any } ?? NSNull()]

@@ -41,7 +41,9 @@ def start(branding):
     process = GatehouseProcess(extra_env={"GATEHOUSE_DEMO": "1"}, config={
         "branding": branding,
         "clients": [{"id": "a11y-app", "name": "Acme Notes", "type": "confidential", "secret": SECRET,
-                     "redirect_uris": [REDIRECT], "grants": ["authorization_code"], "first_party": False}]})
+                     "redirect_uris": [REDIRECT], "grants": ["authorization_code"], "first_party": False},
+                    {"id": "demo-native", "name": "Acme App", "type": "public", "redirect_uris": ["com.example.demo:/oauth"],
+                     "first_party": True, "native": {"callback_schemes": ["demoapp"], "bundle_ids": ["com.example.demo"]}}]})
     env = {"GATEHOUSE_DATABASE_URL": f"sqlite://{process.dir}/gatehouse.sqlite", "PATH": "/usr/bin:/bin"}
     for email in ("lin@example.com", "mia@example.com"):
         subprocess.run([str(BINARY), "user", "create", "--email", email, "--password-stdin", "--verified"],
@@ -88,6 +90,13 @@ def check(driver, tag, name):
     assert_accessible(driver, f"{tag} {name}")
 
 
+def click(driver, element):
+    """Clicks and waits for the next page to replace this one."""
+    old = driver.find_element(By.TAG_NAME, "html")
+    element.click()
+    WebDriverWait(driver, 15).until(lambda d: _stale(old))
+
+
 def sign_in(driver, base, email):
     driver.get(base + "/sign-in")
     driver.find_element(By.NAME, "email").send_keys(email)
@@ -128,6 +137,27 @@ def test_every_page_in_the_language_passes_axe(request, browsers, tag, shell):
     visit("forgot-sent")
     driver.get(server.wait_for_link("lin@example.com", "/password/reset/"))
     visit("reset")
+    # A sign-up's mail leads to the verification page.
+    driver.get(base + "/sign-up")
+    driver.find_element(By.NAME, "email").send_keys(f"new.{tag}@example.com")
+    driver.find_element(By.NAME, "password").send_keys(PASSWORD)
+    submit(driver, "/sign-up")
+    driver.get(server.wait_for_link(f"new.{tag}@example.com", "/email/verify/"))
+    visit("verify")
+    # Signing in from the app: the native start page (held before its script submits it), then the system
+    # browser's "Continue to Acme App?" after the (simulated) provider.
+    driver.execute_cdp_cmd("Network.setBlockedURLs", {"urls": ["*native-start.js"]})
+    driver.get(f"{base}/native/start?provider=google&app=demo-native&challenge={CHALLENGE}")
+    visit("native-start")
+    driver.execute_cdp_cmd("Network.setBlockedURLs", {"urls": []})
+    click(driver, driver.find_element(By.CSS_SELECTOR, "form#native-start button"))
+    for field, value in (("email", f"pat.{tag}@example.com"), ("name", "Pat")):
+        driver.find_element(By.NAME, field).clear()
+        driver.find_element(By.NAME, field).send_keys(value)
+    click(driver, driver.find_element(By.CSS_SELECTOR, 'button[value="allow"]'))
+    assert driver.find_elements(By.CSS_SELECTOR, 'button[name="decision"][value="continue"]'), driver.current_url
+    visit("continue")
+    driver.delete_all_cookies()
     sign_in(driver, base, "lin@example.com")
     for path, name in [("/account", "account"), ("/account/preferences", "preferences"), ("/account/delete", "delete"),
                        (AUTHORIZE, "consent")]:

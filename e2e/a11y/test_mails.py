@@ -159,7 +159,8 @@ def test_every_mail_passes_axe_in_the_readers_language(sink, browsers, brand, ta
         if any(line.strip().startswith("http") and " " not in line.strip() for line in text.split("\n\n")):
             assert buttons == [texts["mail.open_link"]], (kind, buttons)
         for link in links:
-            assert reader.find_elements(By.CSS_SELECTOR, f'a[href="{link.rstrip(".,;:!?)")}"]'), (kind, link)
+            link = link.rstrip(".,;:!?)。、，．！？）」』】،؛؟")
+            assert reader.find_elements(By.CSS_SELECTOR, f'a[href="{link}"]'), (kind, link)
         if tag != "en":
             assert "Open the link" not in html, kind
         assert_accessible(reader, f"{brand} {tag} mail {kind}")

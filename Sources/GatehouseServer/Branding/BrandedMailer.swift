@@ -79,18 +79,19 @@ struct BrandedMailer: Mailer {
 
     static func isLink(_ text: String) -> Bool { text.hasPrefix("https://") || text.hasPrefix("http://") }
 
-    /// The line escaped, with each `http(s)://` word a link (trailing sentence punctuation left outside it),
-    /// kept left to right inside a right-to-left sentence.
+    /// The line escaped, with each `http(s)://` address a link, kept left to right inside a right-to-left sentence.
+    /// An address may start inside a word (Japanese sets no space before it: `、https://…`); trailing sentence
+    /// punctuation, Latin, CJK or Arabic, stays outside it.
     static func linkified(_ line: String, color: String) -> HTML {
         var out = HTML.empty
         var word = ""
         func flush() {
             guard !word.isEmpty else { return }
-            if isLink(word) {
-                var url = Substring(word)
+            if let start = word.range(of: "https://")?.lowerBound ?? word.range(of: "http://")?.lowerBound {
+                var url = word[start...]
                 var tail = ""
-                while let last = url.last, ".,;:!?)".contains(last) { tail = String(last) + tail; url = url.dropLast() }
-                out += "<a href=\"\(String(url))\" dir=\"ltr\" style=\"color:\(color)\">\(String(url))</a>\(tail)"
+                while let last = url.last, ".,;:!?)。、，．！？）」』】،؛؟".contains(last) { tail = String(last) + tail; url = url.dropLast() }
+                out += "\(String(word[..<start]))<a href=\"\(String(url))\" dir=\"ltr\" style=\"color:\(color)\">\(String(url))</a>\(tail)"
             } else {
                 out += "\(word)"
             }

@@ -34,9 +34,19 @@ import Testing
         #expect(german.htmlBody?.contains(">Link öffnen</a>") == true)
     }
 
+    @Test func addressesInsideAWordOrBeforePunctuationAreLinkedWithoutIt() {
+        let japanese = BrandedMailer.linkified("ご本人の場合は、https://id.example/sign-in でサインイン（https://id.example/forgot）。", color: "#000")
+        #expect(japanese.text.contains(#"ご本人の場合は、<a href="https://id.example/sign-in" dir="ltr" style="color:#000">https://id.example/sign-in</a> で"#))
+        #expect(japanese.text.contains(#"（<a href="https://id.example/forgot" dir="ltr" style="color:#000">https://id.example/forgot</a>）。"#))
+        let arabic = BrandedMailer.linkified("افتح https://id.example/x، ثم", color: "#000")
+        #expect(arabic.text.contains(#">https://id.example/x</a>، ثم"#))
+        #expect(BrandedMailer.linkified("no <b>link</b> here", color: "#000").text == "no &lt;b&gt;link&lt;/b&gt; here")
+    }
+
     @Test func catalogueMailsNameTheirLanguageAndTemplatedOnesTheDefault() async throws {
         let gatehouse = try await TestGatehouse.make()
         _ = try await gatehouse.signedUpBrowser(verify: false)
+        _ = await gatehouse.mailer.link(to: "ada@example.com", containing: "/email/verify/")   // mail goes out in the background
         let mail = try #require(gatehouse.mailer.sent.all.last { $0.to == "ada@example.com" })
         #expect(mail.language == "en" && mail.htmlBody?.contains(#"<html lang="en" dir="ltr">"#) == true)
 
@@ -44,6 +54,7 @@ import Testing
                                                                branding: #""product_name": "Acme", "default_language": "de""#).branding
         let templated = try await TestGatehouse.make { $0.branding = branding }
         _ = try await templated.signedUpBrowser(verify: false)
+        _ = await templated.mailer.link(to: "ada@example.com", containing: "/email/verify/")
         let worded = try #require(templated.mailer.sent.all.last { $0.to == "ada@example.com" })
         #expect(worded.subject == "Willkommen" && worded.language == "de")
     }

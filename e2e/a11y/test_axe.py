@@ -243,4 +243,5 @@ def test_a_palette_failing_wcag_aa_stops_the_server_at_start_up(tmp_path):
                GATEHOUSE_LISTEN="127.0.0.1:9", GATEHOUSE_PUBLIC_URL="http://127.0.0.1:9")
     result = subprocess.run([str(BINARY), "serve", "--config", str(config)], env=env, capture_output=True, text=True, timeout=60)
     assert result.returncode != 0
-    assert documented in (result.stdout + result.stderr).splitlines(), result.stdout + result.stderr
+    # The command's name, then the documented line, on standard error.
+    assert result.stderr.splitlines() == ["gatehouse: " + documented], result.stdout + result.stderr

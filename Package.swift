@@ -89,13 +89,14 @@ let package = Package(
         // MARK: Tests
         .testTarget(name: "GatehouseHTTPTests", dependencies: ["GatehouseHTTP", "GatehouseTesting", "GatehouseNetwork"]),
         .testTarget(name: "GatehouseHTTPServerTests", dependencies: ["GatehouseHTTPServer", "GatehouseHTTP", "GatehouseTesting"]),
-        .testTarget(name: "GatehouseCryptoTests", dependencies: ["GatehouseCrypto"]),
+        .testTarget(name: "GatehouseCryptoTests", dependencies: ["GatehouseCrypto", "GatehouseWebAuthnTesting"]),
         .testTarget(name: "GatehouseStoreTests", dependencies: ["GatehouseStore", "GatehouseSQLStore", "GatehouseSQLite", "CSQLite", "GatehousePostgres", "CLibPQ"]),
         .testTarget(name: "GatehouseIdentityTests", dependencies: ["GatehouseIdentity", "GatehouseSQLite", "GatehouseStore", "GatehouseCrypto",
                                                             "GatehouseWebAuthnTesting"],
                     exclude: ["WebAuthn/Fixtures"]),
         .testTarget(name: "GatehouseClientTests", dependencies: ["GatehouseClient"]),
-        .testTarget(name: "GatehouseClientOpenSSLTests", dependencies: ["GatehouseClientOpenSSL", "GatehouseClient", "GatehouseCrypto"]),
+        .testTarget(name: "GatehouseClientOpenSSLTests", dependencies: ["GatehouseClientOpenSSL", "GatehouseClient", "GatehouseCrypto",
+                                                                 "GatehouseTesting"]),
         // The SDK over real sockets: against a live Gatehouse and against the GitHub simulator.
         .testTarget(name: "GatehouseClientLiveTests", dependencies: [
             "GatehouseClient", "GatehouseClientOpenSSL", "GatehouseServer", "GatehouseProviderSimulator", "GatehouseHTTP",

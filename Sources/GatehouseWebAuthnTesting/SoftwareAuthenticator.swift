@@ -31,25 +31,30 @@ public final class SoftwareAuthenticator {
         Array(#"{"type":"\#(type)","challenge":"\#(Base64URL.encode(challenge))","origin":"\#(origin ?? self.origin)","crossOrigin":false\#(extra)}"#.utf8)
     }
 
-    public func coseKey(_ key: SigningKey) -> [UInt8] {
+    /// The key's COSE_Key (RFC 9053), encoded as an authenticator writes it into attested credential data.
+    public func coseKey(_ key: SigningKey) -> [UInt8] { CBOREncoder.encode(Self.coseKeyMap(key)) }
+
+    /// The COSE_Key map of a key OpenSSL generated (ES256, EdDSA or RS256), before encoding.
+    public static func coseKeyMap(_ key: SigningKey) -> CBORValue {
         let jwk = key.publicJWK
-        let map: CBORValue
         switch key.algorithm {
         case .es256:
-            map = .map([CBORMapEntry(.integer(1), .integer(2)), CBORMapEntry(.integer(3), .integer(-7)), CBORMapEntry(.integer(-1), .integer(1)),
-                        CBORMapEntry(.integer(-2), .bytes(Base64URL.decode(jwk.x!)!)), CBORMapEntry(.integer(-3), .bytes(Base64URL.decode(jwk.y!)!))])
+            return .map([CBORMapEntry(.integer(1), .integer(2)), CBORMapEntry(.integer(3), .integer(-7)), CBORMapEntry(.integer(-1), .integer(1)),
+                         CBORMapEntry(.integer(-2), .bytes(Base64URL.decode(jwk.x!)!)), CBORMapEntry(.integer(-3), .bytes(Base64URL.decode(jwk.y!)!))])
         case .edDSA:
-            map = .map([CBORMapEntry(.integer(1), .integer(1)), CBORMapEntry(.integer(3), .integer(-8)), CBORMapEntry(.integer(-1), .integer(6)),
-                        CBORMapEntry(.integer(-2), .bytes(Base64URL.decode(jwk.x!)!))])
+            return .map([CBORMapEntry(.integer(1), .integer(1)), CBORMapEntry(.integer(3), .integer(-8)), CBORMapEntry(.integer(-1), .integer(6)),
+                         CBORMapEntry(.integer(-2), .bytes(Base64URL.decode(jwk.x!)!))])
         default:
-            map = .map([CBORMapEntry(.integer(1), .integer(3)), CBORMapEntry(.integer(3), .integer(-257)),
-                        CBORMapEntry(.integer(-1), .bytes(Base64URL.decode(jwk.modulus!)!)),
-                        CBORMapEntry(.integer(-2), .bytes(Base64URL.decode(jwk.exponent!)!))])
+            return .map([CBORMapEntry(.integer(1), .integer(3)), CBORMapEntry(.integer(3), .integer(-257)),
+                         CBORMapEntry(.integer(-1), .bytes(Base64URL.decode(jwk.modulus!)!)),
+                         CBORMapEntry(.integer(-2), .bytes(Base64URL.decode(jwk.exponent!)!))])
         }
-        return CBOREncoder.encode(map)
     }
 
-    public func sign(_ key: SigningKey, _ message: [UInt8]) throws -> [UInt8] {
+    public func sign(_ key: SigningKey, _ message: [UInt8]) throws -> [UInt8] { try Self.webAuthnSignature(key, message) }
+
+    /// A WebAuthn signature: DER for ES256 (the JWS signer returns raw r ‖ s), the signer's own bytes otherwise.
+    public static func webAuthnSignature(_ key: SigningKey, _ message: [UInt8]) throws -> [UInt8] {
         let signature = try key.sign(message)
         guard key.algorithm == .es256 else { return signature }
         func integer(_ bytes: ArraySlice<UInt8>) -> [UInt8] {

@@ -15,8 +15,6 @@ import Testing
 /// `use_dpop_nonce` refusal retried once; the key kept with the tokens; and every proof the SDK sent checked
 /// again by an independent verifier (Python's `cryptography`, e2e/dpop_client.py).
 @Suite(.serialized) struct LiveDPoPSDKTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
     /// Passes requests on and keeps every request and its status, so the test sees the retries and the proofs.
     final class RecordingTransport: HTTPTransport {
         let base = URLSessionTransport(timeout: 60)
@@ -35,26 +33,8 @@ import Testing
             transport: transport, signatureVerifier: OpenSSLIDTokenSignatureVerifier(), dpopKey: key)
     }
 
-    /// The independent verifier over `(proof, method, url, access token)`; one result a proof.
-    static func verify(_ requests: [[String: String]]) throws -> [[String: Any]] {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", root.appendingPathComponent("e2e/dpop_client.py").path]
-        let input = Pipe(), output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        try process.run()
-        for request in requests {
-            input.fileHandleForWriting.write(try JSONSerialization.data(withJSONObject: request))
-            input.fileHandleForWriting.write(Data("\n".utf8))
-        }
-        try input.fileHandleForWriting.close()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self).split(separator: "\n").compactMap {
-            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
-        }
-    }
+    /// The independent verifier (`GatehouseTesting`) over `(proof, method, url, access token)`; one result a proof.
+    static func verify(_ requests: [[String: String]]) throws -> [[String: Any]] { try IndependentDPoPVerifier.verify(requests) }
 
     static func cnf(_ accessToken: String) -> String? {
         let parts = accessToken.split(separator: ".")

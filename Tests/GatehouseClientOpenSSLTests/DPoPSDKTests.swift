@@ -4,33 +4,14 @@ import FoundationNetworking
 #endif
 import GatehouseClient
 import GatehouseClientOpenSSL
+import GatehouseTesting
 import Testing
 
 /// The SDK's DPoP proofs, checked by an independent verifier (Python's `cryptography`, e2e/dpop_client.py),
 /// and the transport's nonce retry.
 @Suite struct DPoPSDKTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
-    /// Runs the Python verifier over JSON requests; one result a request.
-    static func verify(_ requests: [[String: String]]) throws -> [[String: Any]] {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", root.appendingPathComponent("e2e/dpop_client.py").path]
-        let input = Pipe(), output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        try process.run()
-        for request in requests {
-            input.fileHandleForWriting.write(try JSONSerialization.data(withJSONObject: request))
-            input.fileHandleForWriting.write(Data("\n".utf8))
-        }
-        try input.fileHandleForWriting.close()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self).split(separator: "\n").compactMap {
-            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
-        }
-    }
+    /// The independent verifier (`GatehouseTesting`) over `(proof, method, url, access token)`; one result a proof.
+    static func verify(_ requests: [[String: String]]) throws -> [[String: Any]] { try IndependentDPoPVerifier.verify(requests) }
 
     @Test func proofsVerifyIndependentlyAndNameTheRequest() throws {
         let key = try SoftwareDPoPKey()

@@ -18,15 +18,22 @@ SECRET = "authlib-test-secret-0123456789abcdefghij"
 REDIRECT = "http://127.0.0.1:9/authlib/callback"   # nothing listens there: the browser's URL carries the code
 
 
-@pytest.fixture
-def server():
-    process = GatehouseProcess(config={"clients": [
+def authlib_server(client=None, **config):
+    """Gatehouse with the one client Authlib plays (`client`: its extra settings) and the user who signs in
+    (`config`: further top-level settings)."""
+    process = GatehouseProcess(config={**config, "clients": [
         {"id": "authlib-app", "name": "Authlib App", "type": "confidential", "secret": SECRET,
-         "redirect_uris": [REDIRECT], "grants": ["authorization_code", "refresh_token"], "first_party": False},
+         "redirect_uris": [REDIRECT], "grants": ["authorization_code", "refresh_token"], "first_party": False, **(client or {})},
     ]})
     env = {"GATEHOUSE_DATABASE_URL": f"sqlite://{process.dir}/gatehouse.sqlite", "PATH": "/usr/bin:/bin"}
     subprocess.run([str(BINARY), "user", "create", "--email", "lin@example.com", "--password-stdin", "--verified"],
                    input="a long enough password\n", text=True, env=env, check=True, capture_output=True)
+    return process
+
+
+@pytest.fixture
+def server():
+    process = authlib_server()
     yield process
     process.stop()
 

@@ -3,7 +3,6 @@ authorization request (PKCE, state, nonce) and authenticates the push with its o
 client_secret_basic; the browser (headless Chromium) is sent with only `client_id` and the
 `request_uri`; Authlib exchanges the code and validates the ID token. A `request_uri` works once,
 and a client registered with `require_pushed_authorization_requests` cannot skip the push."""
-import subprocess
 import urllib.parse
 
 import pytest
@@ -12,20 +11,13 @@ from authlib.integrations.requests_client import OAuth2Session
 from authlib.jose import JsonWebKey, JsonWebToken
 from authlib.oidc.core import CodeIDToken
 
-from conftest import BINARY, ROOT, GatehouseProcess
-from test_authlib_client import REDIRECT, SECRET, sign_in_and_consent
+from conftest import ROOT
+from test_authlib_client import REDIRECT, SECRET, authlib_server, sign_in_and_consent
 
 
 @pytest.fixture
 def server():
-    process = GatehouseProcess(config={"clients": [
-        {"id": "authlib-app", "name": "Authlib App", "type": "confidential", "secret": SECRET,
-         "redirect_uris": [REDIRECT], "grants": ["authorization_code", "refresh_token"], "first_party": False,
-         "require_pushed_authorization_requests": True},
-    ]})
-    env = {"GATEHOUSE_DATABASE_URL": f"sqlite://{process.dir}/gatehouse.sqlite", "PATH": "/usr/bin:/bin"}
-    subprocess.run([str(BINARY), "user", "create", "--email", "lin@example.com", "--password-stdin", "--verified"],
-                   input="a long enough password\n", text=True, env=env, check=True, capture_output=True)
+    process = authlib_server({"require_pushed_authorization_requests": True})
     yield process
     process.stop()
 
@@ -76,13 +68,7 @@ NOTES, BILLING = "https://notes.api.example", "https://billing.api.example"
 
 @pytest.fixture
 def api_server():
-    process = GatehouseProcess(config={"oauth": {"resources": [NOTES, BILLING]}, "clients": [
-        {"id": "authlib-app", "name": "Authlib App", "type": "confidential", "secret": SECRET,
-         "redirect_uris": [REDIRECT], "grants": ["authorization_code", "refresh_token"], "first_party": False},
-    ]})
-    env = {"GATEHOUSE_DATABASE_URL": f"sqlite://{process.dir}/gatehouse.sqlite", "PATH": "/usr/bin:/bin"}
-    subprocess.run([str(BINARY), "user", "create", "--email", "lin@example.com", "--password-stdin", "--verified"],
-                   input="a long enough password\n", text=True, env=env, check=True, capture_output=True)
+    process = authlib_server(oauth={"resources": [NOTES, BILLING]})
     yield process
     process.stop()
 

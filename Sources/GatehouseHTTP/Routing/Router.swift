@@ -70,18 +70,44 @@ public struct Router: Sendable {
     /// is the same as the tree's.
     private var literalRoutes: [String: [HTTPMethod: Handler]] = [:]
 
+    /// The route middleware of the groups being registered now, outermost first (``group(_:register:)``).
+    private var groupMiddleware: [any RouteMiddleware] = []
+
+    /// One registered method and pattern, with the names of the route groups it belongs to, outermost first.
+    public struct Route: Sendable, Equatable {
+        public let method: HTTPMethod
+        public let pattern: String
+        public let groups: [String]
+    }
+    /// Every registered method and pattern (`HEAD` included where a `GET` answers it), in registration order.
+    public private(set) var routes: [Route] = []
+
     public init() {}
+
+    /// Registers what `register` adds as a group: every handler is wrapped by `middleware` (the first listed is the
+    /// outermost), and by the middleware of any group around this one. Declared once where routes are
+    /// registered, so a route added to the group gets its headers without remembering them.
+    public mutating func group(_ middleware: any RouteMiddleware..., register: (inout Router) -> Void) {
+        let outer = groupMiddleware
+        groupMiddleware += middleware
+        register(&self)
+        groupMiddleware = outer
+    }
 
     /// Registers a handler. Registering the same method and pattern twice is a programming error.
     /// A `GET` handler also answers `HEAD` when `head` is `.servedByGet` (the default for immediate
     /// handlers; deferred ones refuse `HEAD` unless they say otherwise).
     public mutating func add(_ method: HTTPMethod, _ pattern: String, _ handler: Handler, head: HeadPolicy? = nil) {
+        // The policy is the route's own: a group's wrapper may turn an immediate handler into a deferred one.
+        let head = head ?? Self.defaultHeadPolicy(handler)
+        let handler = groupMiddleware.reversed().reduce(handler) { wrapped, step in step.wrap(wrapped) }
         insert(method, pattern, handler)
-        if method == .get, (head ?? Self.defaultHeadPolicy(handler)) == .servedByGet { insert(.head, pattern, handler) }
+        if method == .get, head == .servedByGet { insert(.head, pattern, handler) }
     }
 
     private mutating func insert(_ method: HTTPMethod, _ pattern: String, _ handler: Handler) {
         root.insert(Self.segments(of: pattern)[...], method, handler, pattern: pattern)
+        routes.append(Route(method: method, pattern: pattern, groups: groupMiddleware.map(\.name)))
         if !pattern.utf8.contains(UInt8(ascii: "{")) { literalRoutes[pattern, default: [:]][method] = handler }
     }
 

@@ -76,23 +76,12 @@ extension AccountPages {
     /// A provider-only user is never asked for a password: they sign in with their provider (or passkey) again.
     func deletePage(web: WebSession, active: ActiveSession, error: String?, status: HTTPStatus = .ok) async throws -> Response {
         let t = web.texts
-        let csrf = reader.token(for: web)
-        let fresh = try await freshSignIn(web: web, active: active, csrf: csrf, returnTo: "/account/delete")
-        let form: HTML = fresh.fields.map { fields in """
-            <form method="post" action="/account/delete">\(context.hidden("csrf_token", csrf))
-            \(fields)
+        return try await freshSignInPage(web: web, active: active, action: "/account/delete", title: t["delete.title"],
+                                         explanation: t["delete.explanation"], back: t["delete.keep"], fields: """
             <label for="confirm_email">\(t.html("delete.confirm_label", ["email": "<strong>\(active.user.email)</strong>"]))</label>
             <input id="confirm_email" name="confirm_email" type="text" autocomplete="off" required>
-            <button type="submit" class="danger">\(t["delete.submit"])</button></form>
-            """ } ?? .empty
-        var response = context.page(t["delete.title"], """
-            \(PageLayout.notice(error))
-            <p>\(t["delete.explanation"])</p>
-            \(form)\(fresh.again)
-            <p><a href="/account">\(t["delete.keep"])</a></p>
-            """, web: web, status: status, csrfToken: csrf, id: "delete")
-        response.noStore()
-        return response
+            <button type="submit" class="danger">\(t["delete.submit"])</button>
+            """, error: error, status: status, id: "delete")
     }
 
     /// The `notice` query values and the catalogue keys of their texts.

@@ -41,6 +41,26 @@ extension AccountPages {
         return FreshSignIn(fields: nil, again: "<p>\(t["fresh.sign_in_again"])</p>\(buttons)")
     }
 
+    /// A page of its own whose one form needs a fresh sign-in: `fields` follow the proof fields inside the form
+    /// (the submit button last), `back` is the link back to the account page. Without a possible proof yet, the
+    /// form is left out and only the ways to sign in again are shown.
+    func freshSignInPage(web: WebSession, active: ActiveSession, action: String, title: String, explanation: String, back: String,
+                         fields extra: HTML, error: String?, status: HTTPStatus, id: String?) async throws -> Response {
+        let csrf = reader.token(for: web)
+        let fresh = try await freshSignIn(web: web, active: active, csrf: csrf, returnTo: action)
+        let form: HTML = fresh.fields.map { fields in """
+            <form method="post" action="\(action)">\(context.hidden("csrf_token", csrf))
+            \(fields)
+            \(extra)</form>
+            """ } ?? .empty
+        return context.page(title, """
+            \(PageLayout.notice(error))
+            <p>\(explanation)</p>
+            \(form)\(fresh.again)
+            <p><a href="/account">\(back)</a></p>
+            """, web: web, status: status, csrfToken: csrf, id: id)
+    }
+
     /// The proof a posted form carries: its password when it has that field (even blank), else the session itself.
     func proof(_ form: URLEncodedForm, active: ActiveSession) throws -> RecentAuthentication.Proof {
         form["password"] != nil ? .password(try field(form, "password")) : .signIn(active.session)

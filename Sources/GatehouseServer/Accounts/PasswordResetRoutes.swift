@@ -83,7 +83,6 @@ extension AccountPages {
             """)
             <button type="submit">\(t["verify.submit"])</button></form>
             """, web: web, status: status, id: "verify")
-        response.noStore()
         return response
     }
 

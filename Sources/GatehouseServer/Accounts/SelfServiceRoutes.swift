@@ -75,7 +75,6 @@ extension AccountPages {
                 var response = Response(status: .ok, headers: ["Content-Type": "application/json; charset=utf-8"],
                                         body: try await dataExport.export(userId: active.user.id, context: request.clientContext))
                 response.headers.set("Content-Disposition", #"attachment; filename="account-data.json""#)
-                response.noStore()
                 return response
             } catch let error as AccountError {
                 let message = error == .invalidCredentials ? web.texts["export.wrong_password"] : error.text(web.texts)
@@ -91,28 +90,15 @@ extension AccountPages {
             <form method="post" action="/account/email/confirm/\(PercentDecoding.encode(token))">\(context.hidden("csrf_token", reader.token(for: web)))
             <button type="submit">\(t["email_change.submit"])</button></form>
             """, web: web)
-        response.noStore()
         return response
     }
 
     /// The data download, on its own page behind a fresh sign-in: the export holds the account's whole history.
     func exportPage(web: WebSession, active: ActiveSession, error: String?, status: HTTPStatus = .ok) async throws -> Response {
         let t = web.texts
-        let csrf = reader.token(for: web)
-        let fresh = try await freshSignIn(web: web, active: active, csrf: csrf, returnTo: "/account/export")
-        let form: HTML = fresh.fields.map { fields in """
-            <form method="post" action="/account/export">\(context.hidden("csrf_token", csrf))
-            \(fields)
-            <button type="submit">\(t["export.submit"])</button></form>
-            """ } ?? .empty
-        var response = context.page(t["export.title"], """
-            \(PageLayout.notice(error))
-            <p>\(t["export.explanation"])</p>
-            \(form)\(fresh.again)
-            <p><a href="/account">\(t["export.back"])</a></p>
-            """, web: web, status: status, csrfToken: csrf)
-        response.noStore()
-        return response
+        return try await freshSignInPage(web: web, active: active, action: "/account/export", title: t["export.title"],
+                                         explanation: t["export.explanation"], back: t["export.back"],
+                                         fields: "<button type=\"submit\">\(t["export.submit"])</button>", error: error, status: status, id: nil)
     }
 }
 

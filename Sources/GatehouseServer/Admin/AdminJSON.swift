@@ -37,9 +37,7 @@ enum AdminJSON {
 
     static func response(_ object: Any, status: HTTPStatus = .ok) -> Response {
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
-        var response = Response.json(bytes: Array(data), status: status)
-        response.noStore()
-        return response
+        return Response.json(bytes: Array(data), status: status)
     }
 
     static func time(_ date: Date) -> String {

@@ -24,13 +24,17 @@ struct AdminRoutes: Sendable {
 
     static let prefix = "/admin/v1"
 
-    func register(into router: inout Router) {
+    /// The OpenAPI document: `no-cache` (revalidated, unlike the API's no-store answers), so outside the no-store group.
+    func registerDocument(into router: inout Router) {
         let document = AdminOpenAPI.document(issuer: issuer)
         router.get(Self.prefix + "/openapi.json", head: .servedByGet) { _ in
             var response = Response.json(bytes: document)
             response.headers.set("Cache-Control", "no-cache")
             return response
         }
+    }
+
+    func register(into router: inout Router) {
         route(&router, .get, "/users") { request, actor in
             try Self.onlyQuery(request, ["q", "cursor", "limit"])
             let limit = try Self.limit(request, default: 50)

@@ -96,7 +96,6 @@ public struct GatehouseApp: Sendable {
         var metricsRouter = Router()
         operations.registerMetricsListener(into: &metricsRouter)
         metricsPipeline = RequestPipeline(router: metricsRouter, middleware: [MetricsMiddleware(metrics.http)])
-        AssetRoutes.register(into: &router, branding: branding)
         let relyingParty = WebAuthnRelyingParty(id: configuration.passkeys.effectiveRPID(publicURL: configuration.publicURL),
                                                 name: configuration.passkeys.rpName,
                                                 origins: [NativeSignInHTTP.origin(of: configuration.publicURL)])
@@ -106,59 +105,77 @@ public struct GatehouseApp: Sendable {
                                 clock: services.clock, sessions: services.sessions, clients: services.tokens.registry,
                                 providers: providerWiring.pages, passkeys: passkeys, secondFactors: services.secondFactors,
                                 secondSteps: services.secondSteps)
-        AccountPages(context: pages, accounts: services.accounts, links: services.links, tokens: services.tokens,
-                     applications: ApplicationAccessRevocation(consents: database.consents, revocation: services.tokens.revocation,
-                                                               audit: services.audit),
-                     dataExport: AccountDataExport(database: database, audit: services.audit, clock: services.clock)).register(into: &router)
-        PasskeyRoutes(context: pages, ceremonies: passkeys, recentSignInWindow: 5 * 60).register(into: &router)
-        PasskeySignUpRoutes(context: pages, signUp: PasskeySignUp(accounts: services.accounts, ceremonies: passkeys), links: services.links)
-            .register(into: &router)
-        SecondFactorRoutes(context: pages, factors: services.secondFactors, steps: services.secondSteps, accounts: services.accounts,
-                           recentSignInWindow: 5 * 60).register(into: &router)
-        providerWiring.register(into: &router, context: pages, services: services, publicBase: configuration.oauth.issuer)
-        NativeRoutes(apps: NativeAppDirectory(registry: services.tokens.registry), handoffs: services.handoffs,
-                     confirmations: services.handoffConfirmations, sessions: services.sessions,
-                     reader: pages.reader, layout: pages.layout, audit: services.audit,
-                     completion: HandoffCompletion(handoffs: services.handoffs, users: database.users, sessions: services.sessions,
-                                                   linker: providerWiring.makeLinker(), audit: services.audit),
-                     pathConfiguration: PathConfiguration(rules: configuration.nativePathRules, publicURL: configuration.publicURL),
-                     associations: AppSiteAssociations(apps: configuration.clients.compactMap { NativeApp(registration: $0.registration) }),
-                     enabledProviders: providerWiring.registry.providers.map(\.id),
-                     publicOrigin: NativeSignInHTTP.origin(of: configuration.publicURL), clock: services.clock,
-                     linkMaxSignInAge: configuration.providers.linkMaxSignInAge).register(into: &router)
+        let native = NativeRoutes(apps: NativeAppDirectory(registry: services.tokens.registry), handoffs: services.handoffs,
+                                  confirmations: services.handoffConfirmations, context: pages,
+                                  completion: HandoffCompletion(handoffs: services.handoffs, users: database.users, sessions: services.sessions,
+                                                                linker: providerWiring.makeLinker(), audit: services.audit),
+                                  pathConfiguration: PathConfiguration(rules: configuration.nativePathRules, publicURL: configuration.publicURL),
+                                  associations: AppSiteAssociations(apps: configuration.clients.compactMap { NativeApp(registration: $0.registration) }),
+                                  enabledProviders: providerWiring.registry.providers.map(\.id),
+                                  publicOrigin: NativeSignInHTTP.origin(of: configuration.publicURL),
+                                  linkMaxSignInAge: configuration.providers.linkMaxSignInAge)
+        let admin = AdminRoutes(administration: services.administration, tokens: services.tokens, log: log,
+                                limiter: RateLimiter(store: services.database.rateLimits, clock: services.clock),
+                                limits: configuration.rateLimits.adminAPIPerClient, issuer: configuration.oauth.issuer,
+                                secondFactors: services.secondFactors, passkeys: passkeys)
         let origins = WebOriginCache(store: database.oauthClients)
-        DiscoveryRoutes(settings: configuration.oauth, keys: services.keys, corsOrigins: { await origins.origins() },
-                        clientGrants: { await origins.grantTypes() })
-            .register(into: &router)
-        NativeSignInRoute(signIn: nativeApple, form: .apple, sessions: services.sessions, cookies: services.webSessions.cookies,
-                          issuer: services.tokens.issuer, publicOrigin: NativeSignInHTTP.origin(of: configuration.publicURL),
-                          dpop: DPoPRequests(verifier: services.tokens.dpop, issuer: configuration.oauth.issuer)).register(into: &router)
-        NativeSignInRoute(signIn: nativeGoogle, form: .google, sessions: services.sessions, cookies: services.webSessions.cookies,
-                           issuer: services.tokens.issuer, publicOrigin: NativeSignInHTTP.origin(of: configuration.publicURL),
-                          dpop: DPoPRequests(verifier: services.tokens.dpop, issuer: configuration.oauth.issuer)).register(into: &router)
-        NativePasskeyRoutes(apps: NativeAppDirectory(registry: services.tokens.registry), signIn: NativePasskeySignIn(ceremonies: passkeys),
-                            sessions: services.sessions, cookies: services.webSessions.cookies, issuer: services.tokens.issuer,
-                            audit: services.audit, publicOrigin: NativeSignInHTTP.origin(of: configuration.publicURL),
-                            dpop: DPoPRequests(verifier: services.tokens.dpop, issuer: configuration.oauth.issuer)).register(into: &router)
-        TokenRoutes(tokens: services.tokens, origins: origins, log: log, issued: metrics.tokensIssued).register(into: &router)
-        AdminRoutes(administration: services.administration, tokens: services.tokens, log: log,
-                    limiter: RateLimiter(store: services.database.rateLimits, clock: services.clock),
-                    limits: configuration.rateLimits.adminAPIPerClient, issuer: configuration.oauth.issuer,
-                    secondFactors: services.secondFactors, passkeys: passkeys).register(into: &router)
         let pushed = PushedAuthorizationRequests(store: database.flowStates, registry: services.tokens.registry,
                                                  resources: configuration.oauth.resources, clock: services.clock)
-        PushedAuthorizationRoutes(pushed: pushed, registry: services.tokens.registry, origins: origins, log: log,
-                                  dpop: DPoPRequests(verifier: services.tokens.dpop, issuer: configuration.oauth.issuer)).register(into: &router)
-        AuthorizeRoutes(parser: AuthorizationRequestParser(registry: services.tokens.registry, resources: configuration.oauth.resources),
-                        authorization: services.authorization,
-                        decider: AuthorizationDecider(authorization: services.authorization,
-                                                      hints: IDTokenHint(settings: configuration.oauth, keys: services.keys, clock: services.clock)),
-                        reader: pages.reader, layout: pages.layout, settings: configuration.oauth, audit: services.audit, clock: services.clock,
-                        providerHint: providerWiring.signInHint(context: pages, services: services, publicBase: configuration.oauth.issuer),
-                        pushed: pushed).register(into: &router)
-        LogoutRoutes(registry: services.tokens.registry, sessions: services.sessions, reader: pages.reader, layout: pages.layout,
-                     keys: services.keys, settings: configuration.oauth, audit: services.audit, clock: services.clock)
-            .register(into: &router)
+        let dpop = DPoPRequests(verifier: services.tokens.dpop, issuer: configuration.oauth.issuer)
+
+        // Outside every group, with caching of their own: the stylesheet and brand assets, the scripts, the apps'
+        // path configurations and association files, the admin API's description, and demo mode's simulator.
+        AssetRoutes.register(into: &router, branding: branding)
+        ScriptAssets.register(into: &router)
+        native.registerDocuments(into: &router)
+        admin.registerDocument(into: &router)
+        providerWiring.registry.simulator?.register(into: &router)
+        // The route groups (architecture §3), declared once: a route registered inside one gets its headers
+        // without remembering them. Pages and every answer carrying a token, a session or personal data: no-store.
+        router.group(NoStoreMiddleware()) { router in
+            AccountPages(context: pages, accounts: services.accounts, links: services.links, tokens: services.tokens,
+                         applications: ApplicationAccessRevocation(consents: database.consents, revocation: services.tokens.revocation,
+                                                                   audit: services.audit),
+                         dataExport: AccountDataExport(database: database, audit: services.audit, clock: services.clock)).register(into: &router)
+            PasskeyRoutes(context: pages, ceremonies: passkeys, recentSignInWindow: 5 * 60).register(into: &router)
+            PasskeySignUpRoutes(context: pages, signUp: PasskeySignUp(accounts: services.accounts, ceremonies: passkeys), links: services.links)
+                .register(into: &router)
+            SecondFactorRoutes(context: pages, factors: services.secondFactors, steps: services.secondSteps, accounts: services.accounts,
+                               recentSignInWindow: 5 * 60).register(into: &router)
+            providerWiring.register(into: &router, context: pages, services: services, publicBase: configuration.oauth.issuer)
+            native.register(into: &router)
+            NativeSignInRoute(signIn: nativeApple, form: .apple, sessions: services.sessions, cookies: services.webSessions.cookies,
+                              issuer: services.tokens.issuer, publicOrigin: NativeSignInHTTP.origin(of: configuration.publicURL),
+                              dpop: dpop).register(into: &router)
+            NativeSignInRoute(signIn: nativeGoogle, form: .google, sessions: services.sessions, cookies: services.webSessions.cookies,
+                              issuer: services.tokens.issuer, publicOrigin: NativeSignInHTTP.origin(of: configuration.publicURL),
+                              dpop: dpop).register(into: &router)
+            NativePasskeyRoutes(apps: NativeAppDirectory(registry: services.tokens.registry), signIn: NativePasskeySignIn(ceremonies: passkeys),
+                                sessions: services.sessions, cookies: services.webSessions.cookies, issuer: services.tokens.issuer,
+                                audit: services.audit, publicOrigin: NativeSignInHTTP.origin(of: configuration.publicURL),
+                                dpop: dpop).register(into: &router)
+            admin.register(into: &router)
+            AuthorizeRoutes(parser: AuthorizationRequestParser(registry: services.tokens.registry, resources: configuration.oauth.resources),
+                            authorization: services.authorization,
+                            decider: AuthorizationDecider(authorization: services.authorization,
+                                                          hints: IDTokenHint(settings: configuration.oauth, keys: services.keys, clock: services.clock)),
+                            context: pages, settings: configuration.oauth,
+                            providerHint: providerWiring.signInHint(context: pages, services: services, publicBase: configuration.oauth.issuer),
+                            pushed: pushed).register(into: &router)
+            LogoutRoutes(registry: services.tokens.registry, context: pages, keys: services.keys, settings: configuration.oauth)
+                .register(into: &router)
+        }
+        // What a browser client of a registered origin calls: CORS; the token endpoints' answers are no-store too,
+        // discovery and the JWKS are public and cached.
+        router.group(OAuthResponses.cors(origins: origins)) { router in
+            router.group(NoStoreMiddleware()) { router in
+                TokenRoutes(tokens: services.tokens, log: log, issued: metrics.tokensIssued).register(into: &router)
+                PushedAuthorizationRoutes(pushed: pushed, registry: services.tokens.registry, log: log, dpop: dpop).register(into: &router)
+            }
+            TokenRoutes.registerPreflights(into: &router)
+            DiscoveryRoutes(settings: configuration.oauth, keys: services.keys, clientGrants: { await origins.grantTypes() })
+                .register(into: &router)
+        }
 
         // First: every later step (logs, limits, sessions, audit) sees the client's address, not the proxy's.
         // Before it, the request id: taken from X-Request-Id only when the peer itself is a trusted proxy.

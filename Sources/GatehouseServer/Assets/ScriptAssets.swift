@@ -52,8 +52,17 @@ enum ScriptAssets {
     /// ceremony with the prompt's own options, the answer posted as a form beside the code form.
     static let secondStep = file("gatehouse-second-step.js")
 
+    /// Serves every script at its path (outside the no-store group: the scripts change only with a release).
+    static func register(into router: inout Router) {
+        for (path, bytes) in [("/assets/gatehouse-bridge.js", bridge), ("/assets/gatehouse-bridge-stimulus.js", stimulus),
+                              ("/assets/gatehouse-turbo.js", turboAdapter), ("/assets/native-start.js", nativeStart),
+                              ("/assets/gatehouse-passkeys.js", passkeys), ("/assets/gatehouse-second-step.js", secondStep)] {
+            register(path, bytes, into: &router)
+        }
+    }
+
     /// Serves `bytes` as JavaScript at `path`, cacheable for five minutes (the scripts change only with a release).
-    static func register(_ path: String, _ bytes: [UInt8], into router: inout Router) {
+    private static func register(_ path: String, _ bytes: [UInt8], into router: inout Router) {
         router.get(path) { _ in
             var response = Response(status: .ok, headers: ["Content-Type": "text/javascript; charset=utf-8"], body: bytes)
             response.headers.set("Cache-Control", "public, max-age=300")

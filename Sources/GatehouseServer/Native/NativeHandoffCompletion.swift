@@ -31,9 +31,7 @@ struct NativeHandoffCompletion: ProviderCompletion {
 
     func fail(code: String, message: String, flow: ProviderFlow) async -> Response? {
         guard let native = flow.native, let app = try? await apps.app(native.appID) else { return nil }
-        var response = Response.redirect(to: app.callbackURL([("error", code), ("error_description", message)], callback: native.callback))
-        response.noStore()
-        return response
+        return Response.redirect(to: app.callbackURL([("error", code), ("error_description", message)], callback: native.callback))
     }
 
     func complete(user: User, ticket: ProviderFlowStore.Ticket, request: Request, web: WebSession) async throws -> Response {
@@ -87,13 +85,10 @@ struct NativeHandoffCompletion: ProviderCompletion {
             <button type="submit" name="decision" value="cancel" class="secondary">\(t["native.cancel"])</button></form>
             """, texts: t))
         if let cookie = web.newCSRFCookie { response.setCookie(cookie) }
-        response.noStore()
         return response
     }
 
     static func redirect(_ location: String) -> Response {
-        var response = Response.redirect(to: location)
-        response.noStore()
-        return response
+        return Response.redirect(to: location)
     }
 }

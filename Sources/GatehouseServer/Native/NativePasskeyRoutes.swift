@@ -71,9 +71,7 @@ struct NativePasskeyRoutes: Sendable {
         }
         guard case .object(var members) = PasskeyJSON.request(started.options) else { preconditionFailure("options are an object") }
         members["ceremony"] = .string(started.ceremony)
-        var response = Response.json(bytes: JSONValue.object(members).jsonBytes)
-        NativeSignInHTTP.noStore(&response)
-        return response
+        return Response.json(bytes: JSONValue.object(members).jsonBytes)
     }
 
     private func finish(_ request: Request) async throws -> Response {
@@ -115,9 +113,7 @@ struct NativePasskeyRoutes: Sendable {
                                                                    proof: proof) } catch let error as OAuthError {
                 throw NativeSignInHTTP.invalid(error.description, status: 403, code: error.code, reason: "no_consent")
             }
-            var response = Response.json(tokens)
-            NativeSignInHTTP.noStore(&response)
-            return response
+            return Response.json(tokens)
         }
         // A new session id at every sign-in; a session the caller already had ends here.
         if let old = request.cookies[cookies.sessionCookie] { _ = try await sessions.end(token: old) }
@@ -127,7 +123,6 @@ struct NativePasskeyRoutes: Sendable {
             "name": user.displayName.map(JSONValue.string) ?? .null, "created": .bool(false),
         ]).jsonBytes)
         response.setCookie(cookies.sessionCookie(token: issued.token))
-        NativeSignInHTTP.noStore(&response)
         return response
     }
 

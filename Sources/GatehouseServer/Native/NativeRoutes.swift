@@ -22,10 +22,8 @@ struct NativeRoutes: Sendable {
     let apps: NativeAppDirectory
     let handoffs: HandoffTokens
     let confirmations: HandoffConfirmations
-    let sessions: SessionService
-    let reader: WebSessionReader
-    let layout: PageLayout
-    let audit: AuditTrail
+    /// The layout, the session reader, the sessions, the audit trail and the clock every page route shares.
+    let context: PageContext
     /// The redeem's use case: a sign-in here, or a finished link.
     let completion: HandoffCompletion
     let pathConfiguration: PathConfiguration
@@ -33,9 +31,14 @@ struct NativeRoutes: Sendable {
     let enabledProviders: [String]
     /// `scheme://host[:port]` of the public URL: state-changing posts from any other Origin are refused.
     let publicOrigin: String
-    let clock: IdentityClock
     /// Linking needs a sign-in at most this old (`providers.link_max_sign_in_age_seconds`), from the app too.
     let linkMaxSignInAge: TimeInterval
+
+    var sessions: SessionService { context.sessions }
+    var reader: WebSessionReader { context.reader }
+    var layout: PageLayout { context.layout }
+    var audit: AuditTrail { context.audit }
+    var clock: IdentityClock { context.clock }
 
     func register(into router: inout Router) {
         router.get("/native/start") { request async throws in try await start(request) }
@@ -50,6 +53,11 @@ struct NativeRoutes: Sendable {
         }
         router.get("/native/session", head: .servedByGet) { request async throws in try await status(request) }
         router.post("/native/sign-out") { request async throws in try await signOut(request) }
+    }
+
+    /// The documents an app or the system fetches and may cache: path configurations and app-site associations
+    /// (registered outside the no-store group).
+    func registerDocuments(into router: inout Router) {
         for platform in ["ios", "android"] {
             let document = pathConfiguration.document(platform: platform)
             router.get("/configurations/\(platform)_v1.json") { _ in
@@ -65,12 +73,6 @@ struct NativeRoutes: Sendable {
             }
         }
         associations.register(into: &router)
-        for (path, bytes) in [("/assets/gatehouse-bridge.js", ScriptAssets.bridge),
-                              ("/assets/gatehouse-bridge-stimulus.js", ScriptAssets.stimulus),
-                              ("/assets/gatehouse-turbo.js", ScriptAssets.turboAdapter),
-                              ("/assets/native-start.js", ScriptAssets.nativeStart)] {
-            ScriptAssets.register(path, bytes, into: &router)
-        }
     }
 
     // MARK: System browser
@@ -105,7 +107,6 @@ struct NativeRoutes: Sendable {
             <script type="module" src="/assets/native-start.js"></script>
             """, texts: t))
         if let cookie = web.newCSRFCookie { response.setCookie(cookie) }
-        response.noStore()
         return response
     }
 
@@ -155,7 +156,6 @@ struct NativeRoutes: Sendable {
             <input type="hidden" name="verifier" value=""><noscript><p>\(t["native.redeem_needs_script"])</p></noscript></form>
             """, texts: t))
         if let cookie = web.newCSRFCookie { response.setCookie(cookie) }
-        response.noStore()
         return response
     }
 
@@ -186,9 +186,7 @@ struct NativeRoutes: Sendable {
         // The web view's script shows the description on the page, so it is in the page's language.
         let t = layout.languages.texts(for: request)
         func refuse(_ status: HTTPStatus, _ code: OAuthError.Code, _ description: String) -> Response {
-            var response = Response.json(["error": code.rawValue, "error_description": t.translating(description)], status: status)
-            response.noStore()
-            return response
+            return Response.json(["error": code.rawValue, "error_description": t.translating(description)], status: status)
         }
         guard request.headers["Origin"] == publicOrigin else {
             return refuse(.forbidden, .invalidRequest, "Cross-origin requests are not accepted here.")
@@ -213,7 +211,6 @@ struct NativeRoutes: Sendable {
         }
         var response = Response.json(["ticket": try await confirmations.mintLinkTicket(userId: active.user.id, appID: app.clientID,
                                                                                                  challenge: challenge)])
-        response.noStore()
         return response
     }
 
@@ -221,9 +218,7 @@ struct NativeRoutes: Sendable {
         // Session, user and linked providers in one statement: the app asks this at every launch.
         guard let token = reader.sessionToken(request),
               let resolved = try await sessions.resolveWithProviders(token: token) else {
-            var response = Response.json(["signed_in": false], status: .unauthorized)
-            response.noStore()
-            return response
+            return Response.json(["signed_in": false], status: .unauthorized)
         }
         let (active, providers) = resolved
         // Written by GatehouseCrypto's JSON writer (sorted keys, no `name` when there is none): this is the
@@ -234,9 +229,7 @@ struct NativeRoutes: Sendable {
             "has_password": .bool(active.user.passwordHash != nil),
         ]
         if let name = active.user.displayName { status["name"] = .string(name) }
-        var response = Response.json(bytes: JSONValue.object(status).jsonBytes)
-        response.noStore()
-        return response
+        return Response.json(bytes: JSONValue.object(status).jsonBytes)
     }
 
     /// Ends the presented session. Refused (403 JSON) when a browser says the request comes from another
@@ -247,7 +240,6 @@ struct NativeRoutes: Sendable {
         if Self.isCrossSite(request, publicOrigin: reader.cookies.publicOrigin) {
             var refused = Response.json(["error": OAuthError.Code.invalidRequest.rawValue, "error_description": "Cross-site requests are not accepted here."],
                                         status: .forbidden)
-            refused.noStore()
             return refused
         }
         let web = try await reader.read(request)
@@ -258,7 +250,6 @@ struct NativeRoutes: Sendable {
         let presented = request.cookies[reader.cookies.sessionCookie] != nil
         var response = Response.json(["signed_out": presented ? [reader.cookies.sessionCookie] : []] as [String: [String]])
         if presented { response.setCookie(reader.cookies.clearSession) }
-        response.noStore()
         return response
     }
 
@@ -268,7 +259,6 @@ struct NativeRoutes: Sendable {
         var response = Response.html(layout.render(title: t["native.failed_title"], body: """
             \(PageLayout.notice(t.translating(message)))<p>\(t["native.failed_body"])</p>
             """, texts: t), status: status)
-        response.noStore()
         return response
     }
 

@@ -98,9 +98,7 @@ struct NativeSignInRoute<Verifier: NativeTokenVerifier>: Sendable {
                                                                    proof: proof) } catch let error as OAuthError {
                 throw NativeSignInHTTP.invalid(error.description, status: 403, code: error.code, reason: "no_consent")
             }
-            var response = Response.json(tokens)
-            NativeSignInHTTP.noStore(&response)
-            return response
+            return Response.json(tokens)
         }
         return try await NativeSignInHTTP.sessionAnswer(user: outcome.user, created: outcome.created, method: Verifier.kind.rawValue,
                                                         request: request, sessions: sessions, cookies: cookies)
@@ -165,7 +163,6 @@ enum NativeSignInHTTP {
         var response = Response.json(Body(signed_in: true, user_id: user.id, email: user.email,
                                           name: user.displayName, created: created))
         response.setCookie(cookies.sessionCookie(token: issued.token))
-        noStore(&response)
         return response
     }
 
@@ -212,9 +209,7 @@ enum NativeSignInHTTP {
     }
 
     static func error(_ failure: NativeSignInFailure) -> Response {
-        var response = Response.json(["error": failure.code.rawValue, "error_description": failure.description], status: HTTPStatus(failure.status))
-        noStore(&response)
-        return response
+        Response.json(["error": failure.code.rawValue, "error_description": failure.description], status: HTTPStatus(failure.status))
     }
 
     /// `scheme://host[:port]` of the public URL, as browsers write it in `Origin`.
@@ -223,10 +218,5 @@ enum NativeSignInHTTP {
         let host = url.host?.lowercased() ?? ""
         let port = url.port.map { ":\($0)" } ?? ""
         return "\(scheme)://\(host)\(port)"
-    }
-
-    static func noStore(_ response: inout Response) {
-        response.noStore()
-        response.headers.set("Pragma", "no-cache")
     }
 }

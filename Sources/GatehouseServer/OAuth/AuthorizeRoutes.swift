@@ -11,11 +11,9 @@ struct AuthorizeRoutes: Sendable {
     let authorization: AuthorizationService
     /// The `prompt`, `max_age` and `id_token_hint` rules, the account's standing and the approval step.
     let decider: AuthorizationDecider
-    let reader: WebSessionReader
-    let layout: PageLayout
+    /// The layout, the session reader, the audit trail and the clock every page route shares.
+    let context: PageContext
     let settings: OAuthSettings
-    let audit: AuditTrail
-    let clock: IdentityClock
     /// `provider=…` on the request: straight to that provider instead of the sign-in page (nil: ignored).
     let providerHint: ProviderSignInHint?
     /// Where `request_uri` values from the PAR endpoint are taken from (RFC 9126 §4; nil: no PAR endpoint).
@@ -28,6 +26,10 @@ struct AuthorizeRoutes: Sendable {
     static let decisionField = "decision"
 
     var pending: PendingAuthorizations { authorization.pending }
+    var reader: WebSessionReader { context.reader }
+    var layout: PageLayout { context.layout }
+    var audit: AuditTrail { context.audit }
+    var clock: IdentityClock { context.clock }
 
     func register(into router: inout Router) {
         // HEAD is refused (the router's default for deferred handlers): a HEAD must never mint a code.
@@ -192,7 +194,6 @@ struct AuthorizeRoutes: Sendable {
             \(PageLayout.notice(t("authorize.unconfirmed_notice", ["email": user.email])))
             <p>\(t.html("authorize.unconfirmed_body", ["reset": #"<a href="/password/forgot">\#(t["authorize.unconfirmed_reset"])</a>"#]))</p>
             """, texts: t), status: .forbidden)
-        response.noStore()
         return response
     }
 
@@ -201,7 +202,6 @@ struct AuthorizeRoutes: Sendable {
             \(PageLayout.notice(t["authorize.expired_notice"]))
             <p>\(t["authorize.expired_body"])</p>
             """, texts: t), status: .badRequest)
-        response.noStore()
         return response
     }
 
@@ -212,7 +212,6 @@ struct AuthorizeRoutes: Sendable {
                 \(PageLayout.notice(t.translating(message)))
                 <p>\(t["authorize.invalid_body"])</p>
                 """, texts: t), status: .badRequest)
-            response.noStore()
             return response
         case .redirect(let error, let redirectURI, let state):
             return .redirect(to: authorization.errorRedirect(error, redirectURI: redirectURI, state: state))
@@ -254,9 +253,7 @@ struct AuthorizeRoutes: Sendable {
                 \(form)
                 """
         }
-        var response = Response.html(layout.render(title: title, body: body, texts: t, signedIn: true, csrf: csrf, page: "consent"))
-        response.noStore()
-        return response
+        return Response.html(layout.render(title: title, body: body, texts: t, signedIn: true, csrf: csrf, page: "consent"))
     }
 
     static func describe(scope: String, _ t: Texts) -> String {

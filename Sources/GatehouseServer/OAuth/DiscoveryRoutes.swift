@@ -8,7 +8,6 @@ import Synchronization
 struct DiscoveryRoutes: Sendable {
     let settings: OAuthSettings
     let keys: SigningKeyRing
-    let corsOrigins: @Sendable () async -> Set<String>
     /// Grant types some registered client may use (discovery lists only those).
     var clientGrants: @Sendable () async -> Set<String> = { ClientRegistry.supportedGrants }
 
@@ -65,20 +64,18 @@ struct DiscoveryRoutes: Sendable {
     func register(into router: inout Router) {
         let documents = DiscoveryDocumentCache()
         for path in ["/.well-known/openid-configuration", "/.well-known/oauth-authorization-server"] {
-            router.get(path, head: .servedByGet) { [corsOrigins, clientGrants] request async in
+            router.get(path, head: .servedByGet) { [clientGrants] _ async in
                 let grants = await clientGrants()
                 let document = documents.document(for: grants) { (try? JSONEncoder().encode(metadata(grants: grants))).map(Array.init) ?? [] }
                 var response = Response.json(bytes: document)
                 response.headers.set("Cache-Control", "public, max-age=300")
-                OAuthResponses.allowCORS(&response, request: request, allowed: await corsOrigins())
                 return response
             }
         }
-        router.get("/oauth/jwks", head: .servedByGet) { [keys, corsOrigins] request async throws in
+        router.get("/oauth/jwks", head: .servedByGet) { [keys] _ async throws in
             var response = Response.json(bytes: Array(try await keys.publicJWKS().jsonData()))
             response.headers.set("Content-Type", "application/jwk-set+json")
             response.headers.set("Cache-Control", "public, max-age=300")
-            OAuthResponses.allowCORS(&response, request: request, allowed: await corsOrigins())
             return response
         }
     }

@@ -8,13 +8,16 @@ import GatehouseIdentity
 /// `post_logout_redirect_uri` registered by the client the hint (or `client_id`) names.
 struct LogoutRoutes: Sendable {
     let registry: ClientRegistry
-    let sessions: SessionService
-    let reader: WebSessionReader
-    let layout: PageLayout
+    /// The layout, the session reader, the sessions, the audit trail and the clock every page route shares.
+    let context: PageContext
     let keys: SigningKeyRing
     let settings: OAuthSettings
-    let audit: AuditTrail
-    let clock: IdentityClock
+
+    var sessions: SessionService { context.sessions }
+    var reader: WebSessionReader { context.reader }
+    var layout: PageLayout { context.layout }
+    var audit: AuditTrail { context.audit }
+    var clock: IdentityClock { context.clock }
 
     func register(into router: inout Router) {
         router.get("/oauth/logout") { request async throws in try await logout(request, parameters: request.query, confirmed: false) }
@@ -68,7 +71,6 @@ struct LogoutRoutes: Sendable {
             <input type="hidden" name="confirm" value="yes"><button type="submit">\(t["layout.nav.sign_out"])</button></form>
             <p><a href="/account">\(t["logout.stay"])</a></p>
             """, texts: t, signedIn: true, csrf: reader.token(for: web)))
-        response.noStore()
         return response
     }
 }

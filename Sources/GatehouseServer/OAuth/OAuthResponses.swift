@@ -3,14 +3,13 @@ import GatehouseCrypto
 import GatehouseHTTP
 import GatehouseIdentity
 
-/// JSON answers of the OAuth endpoints: RFC 6749 §5.2 errors, `no-store` token responses, CORS for
-/// registered web origins.
+/// JSON answers of the OAuth endpoints: RFC 6749 §5.2 errors and token responses. `no-store` and CORS come
+/// from the route groups the endpoints are registered in (`GatehouseApp`: `NoStoreMiddleware`, `CORSMiddleware`).
 enum OAuthResponses {
     static func error(_ error: OAuthError) -> Response {
         var body: [String: String] = ["error": error.code.rawValue]
         if !error.description.isEmpty { body["error_description"] = error.description }
         var response = Response.json(body, status: HTTPStatus(error.status))
-        noStore(&response)
         if error.code == .invalidClient {
             response.headers.set("WWW-Authenticate", #"Basic realm="gatehouse", error="invalid_client""#)
         }
@@ -28,7 +27,6 @@ enum OAuthResponses {
     /// may not have known authentication was needed).
     static func bearerChallenge() -> Response {
         var response = Response(status: .unauthorized)
-        noStore(&response)
         response.headers.set("WWW-Authenticate", #"Bearer realm="gatehouse""#)
         return response
     }
@@ -44,22 +42,11 @@ enum OAuthResponses {
         return response
     }
 
-    static func json(_ value: some Encodable) -> Response {
-        var response = Response.json(value)
-        noStore(&response)
-        return response
-    }
+    static func json(_ value: some Encodable) -> Response { Response.json(value) }
 
     static func json(object: [String: JSONValue]) -> Response {
         // GatehouseCrypto's writer: Foundation's JSONEncoder was a tenth of a userinfo request's CPU.
-        var response = Response.json(bytes: JSONValue.object(object).jsonBytes)
-        noStore(&response)
-        return response
-    }
-
-    static func noStore(_ response: inout Response) {
-        response.headers.set("Cache-Control", "no-store")
-        response.headers.set("Pragma", "no-cache")
+        Response.json(bytes: JSONValue.object(object).jsonBytes)
     }
 
     /// Parses an `application/x-www-form-urlencoded` body where every parameter may appear once
@@ -123,12 +110,9 @@ enum OAuthResponses {
         return .none(id: id)
     }
 
-    /// Adds CORS headers when the request's Origin is registered by some client.
-    static func allowCORS(_ response: inout Response, request: Request, allowed: Set<String>) {
-        guard let origin = request.headers["Origin"], allowed.contains(origin) else { return }
-        response.headers.set("Access-Control-Allow-Origin", origin)
-        response.headers.set("Vary", "Origin")
-        response.headers.set("Access-Control-Allow-Headers", "Authorization, Content-Type, DPoP")
-        response.headers.set("Access-Control-Allow-Methods", "GET, POST")
+    /// CORS for the OAuth endpoints a browser client calls: the origins some registered client names, with
+    /// the headers a token or userinfo request sends (a DPoP proof among them).
+    static func cors(origins: WebOriginCache) -> CORSMiddleware {
+        CORSMiddleware(allowedHeaders: "Authorization, Content-Type, DPoP", allowedMethods: "GET, POST") { await origins.origins() }
     }
 }

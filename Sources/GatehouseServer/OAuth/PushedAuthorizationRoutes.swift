@@ -8,7 +8,6 @@ import GatehouseIdentity
 struct PushedAuthorizationRoutes: Sendable {
     let pushed: PushedAuthorizationRequests
     let registry: ClientRegistry
-    let origins: WebOriginCache
     let log: ServerLog
     /// A `DPoP` proof sent with the push binds the code to its key (RFC 9449 §10.1).
     let dpop: DPoPRequests
@@ -41,7 +40,6 @@ struct PushedAuthorizationRoutes: Sendable {
                 response = OAuthResponses.unexpected(error)
             }
             dpop.addNonce(&response)
-            OAuthResponses.allowCORS(&response, request: request, allowed: await origins.origins())
             return response
         }
     }

@@ -3,10 +3,10 @@ import GatehouseCrypto
 import GatehouseHTTP
 import GatehouseIdentity
 
-/// `/oauth/token`, `/oauth/revoke`, `/oauth/introspect`, `/oauth/userinfo`.
+/// `/oauth/token`, `/oauth/revoke`, `/oauth/introspect`, `/oauth/userinfo`, and the CORS preflights a
+/// browser client sends first (`registerPreflights`).
 struct TokenRoutes: Sendable {
     let tokens: TokenService
-    let origins: WebOriginCache
     let log: ServerLog
     /// Counts issued token responses by grant type.
     let issued: Counter
@@ -32,9 +32,7 @@ struct TokenRoutes: Sendable {
                 guard let token = parameters["token"], !token.isEmpty else { throw OAuthError.invalidRequest("The token parameter is missing.") }
                 let proof = try await dpop.proof(request, path: "/oauth/revoke")
                 try await tokens.revoke(token: token, hint: parameters["token_type_hint"], credentials: credentials, proof: proof)
-                var response = Response(status: .ok)
-                OAuthResponses.noStore(&response)
-                return response
+                return Response(status: .ok)
             }
         }
         router.post("/oauth/introspect") { request async in
@@ -56,7 +54,6 @@ struct TokenRoutes: Sendable {
                 if dpopScheme, proof == nil { throw OAuthError(.invalidDPoPProof, "Authorization: DPoP needs a DPoP proof header.") }
                 var response = OAuthResponses.json(object: try await tokens.userInfo(accessToken: token, proof: proof))
                 dpop.addNonce(&response)
-                OAuthResponses.allowCORS(&response, request: request, allowed: await origins.origins())
                 return response
             } catch let error as OAuthError {
                 var response = dpop.resourceError(error, dpopScheme: dpopScheme)
@@ -69,10 +66,14 @@ struct TokenRoutes: Sendable {
         }
         router.get("/oauth/userinfo", userinfo)
         router.post("/oauth/userinfo", userinfo)
+    }
+
+    /// The preflights (`OPTIONS`) of the endpoints a browser client calls with non-simple headers; the CORS
+    /// group they are registered in answers the origin.
+    static func registerPreflights(into router: inout Router) {
         for path in ["/oauth/token", "/oauth/userinfo", "/oauth/jwks", "/oauth/revoke"] {
-            router.on(.options, path) { request async in
+            router.on(.options, path) { _ in
                 var response = Response(status: .noContent)
-                OAuthResponses.allowCORS(&response, request: request, allowed: await origins.origins())
                 response.headers.set("Access-Control-Max-Age", "600")
                 return response
             }
@@ -92,7 +93,6 @@ struct TokenRoutes: Sendable {
             response = OAuthResponses.unexpected(error)
         }
         dpop.addNonce(&response)
-        OAuthResponses.allowCORS(&response, request: request, allowed: await origins.origins())
         return response
     }
 

@@ -33,7 +33,6 @@ struct PageContext: Sendable {
                                                    csrf: signedIn ? csrfToken ?? reader.token(for: web) : nil, page: id),
                                      status: status)
         if let cookie = web.newCSRFCookie { response.setCookie(cookie) }
-        response.noStore()
         return response
     }
 

@@ -19,7 +19,6 @@ struct PasskeyRoutes: Sendable {
     static let reauthPath = "/sign-in?reauth=1&return_to=%2Faccount"
 
     func register(into router: inout Router) {
-        ScriptAssets.register("/assets/gatehouse-passkeys.js", ScriptAssets.passkeys, into: &router)
         router.post("/passkeys/sign-in/options") { request async throws in
             try await json {
                 let (_, web) = try await reader.postedForm(request)
@@ -136,9 +135,7 @@ struct PasskeyRoutes: Sendable {
     }
 
     static func error(_ message: String, status: HTTPStatus) -> Response {
-        var response = Response.json(bytes: JSONValue.object(["error": .string(message)]).jsonBytes, status: status)
-        response.noStore()
-        return response
+        return Response.json(bytes: JSONValue.object(["error": .string(message)]).jsonBytes, status: status)
     }
 
     static func refused(_ refusal: WebAuthnRefusal) -> Response {
@@ -156,9 +153,7 @@ struct PasskeyRoutes: Sendable {
     /// `{"error": …}` with its status instead of an HTML page.
     func json(_ body: () async throws -> Response) async throws -> Response {
         do {
-            var response = try await body()
-            response.noStore()
-            return response
+            return try await body()
         } catch let error as HTTPError {
             return Self.error(error.publicMessage, status: error.status)
         }

@@ -67,9 +67,7 @@ struct PasskeySignUpRoutes: Sendable {
     /// JSON for the script: an account error (bad address, rate limit) or an HTTP error becomes `{"error": …}`.
     func answer(_ body: () async throws -> Response) async throws -> Response {
         do {
-            var response = try await body()
-            response.noStore()
-            return response
+            return try await body()
         } catch let error as AccountError {
             var response = PasskeyRoutes.error(error.message, status: context.status(for: error))
             if case .rateLimited(let wait) = error { response.headers.set("Retry-After", String(Int(wait.rounded(.up)))) }

@@ -85,7 +85,6 @@ struct ProviderWiring: Sendable {
     }
 
     func register(into router: inout Router, context: PageContext, services: IdentityServices, publicBase: String) {
-        registry.simulator?.register(into: &router)
         let providers = configuration
         routes(context: context, services: services, publicBase: publicBase).register(into: &router)
         if let apple = registry.apple {

@@ -65,7 +65,6 @@ struct SecondFactorRoutes: Sendable {
             for method in added where !methods.contains(method) { methods.append(method) }
             return try await finish(pending, methods: methods, secondFactor: "webauthn", web: web, request: request)
         }
-        ScriptAssets.register("/assets/gatehouse-second-step.js", ScriptAssets.secondStep, into: &router)
         // Step-up: an application asked for a multi-factor sign-in (acr_values, require_mfa) and the session has
         // one factor. The code prompt again, for the signed-in user; or, without a second factor, the way to set one up.
         router.get("/sign-in/step-up", head: .servedByGet) { request async throws in

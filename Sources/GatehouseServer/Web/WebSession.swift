@@ -114,7 +114,8 @@ extension WebSessionReader {
 }
 
 extension Response {
-    /// Never stored by a browser or a proxy: pages that carry CSRF tokens, personal data or one-time links.
+    /// Never stored by a browser or a proxy. Only for the error renderers, which answer every path (unmatched ones
+    /// too); a route gets no-store from its group (`NoStoreMiddleware`, registered in `GatehouseApp`).
     mutating func noStore() { headers.set("Cache-Control", "no-store") }
 }
 

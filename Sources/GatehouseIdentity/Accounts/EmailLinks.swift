@@ -19,12 +19,14 @@ public struct EmailLinks: Sendable {
     /// What the first proof of email ownership removes (nil: nothing, only for tests of this type alone).
     public let ownershipClaim: EmailOwnershipClaim?
     /// The mails' words, in the recipient's language.
-    public var wording: any MailWording = EnglishMailWording()
+    public let wording: any MailWording
 
     public init(database: any GatehouseDatabase, mailer: any Mailer, accounts: AccountService,
                 limits: RateLimitPolicy = RateLimitPolicy(), audit: AuditTrail, clock: IdentityClock = .system,
-                absoluteURL: @escaping @Sendable (String) -> String, ownershipClaim: EmailOwnershipClaim? = nil) {
+                absoluteURL: @escaping @Sendable (String) -> String, ownershipClaim: EmailOwnershipClaim? = nil,
+                wording: any MailWording = EnglishMailWording()) {
         self.ownershipClaim = ownershipClaim
+        self.wording = wording
         self.database = database; self.mailer = mailer; self.accounts = accounts; self.limits = limits
         self.limiter = RateLimiter(store: database.rateLimits, clock: clock); self.audit = audit
         self.clock = clock; self.absoluteURL = absoluteURL

@@ -30,9 +30,13 @@ public struct OutboundDeliveryWorker: Sendable {
     /// Logout tokens are valid for two minutes after signing (Back-Channel Logout 1.0 §2.4: short-lived).
     public static let logoutTokenLifetime: TimeInterval = 120
 
-    public init(database: any GatehouseDatabase, keys: SigningKeyRing, webhooks: [WebhookEndpoint], transport: any OutboundTransport,
-                clock: IdentityClock = .system, onAttempt: @escaping @Sendable (OutboundDelivery, String) -> Void = { _, _ in }) {
-        store = database.outboundDeliveries; clients = database.oauthClients
+    /// - Parameters:
+    ///   - store: the durable queue of deliveries.
+    ///   - clients: where a logout token's client and its back-channel URL are read.
+    public init(store: any OutboundDeliveryStore, clients: any OAuthClientStore, keys: SigningKeyRing, webhooks: [WebhookEndpoint],
+                transport: any OutboundTransport, clock: IdentityClock = .system,
+                onAttempt: @escaping @Sendable (OutboundDelivery, String) -> Void = { _, _ in }) {
+        self.store = store; self.clients = clients
         self.keys = keys; self.webhooks = webhooks; self.transport = transport; self.clock = clock; self.onAttempt = onAttempt
     }
 

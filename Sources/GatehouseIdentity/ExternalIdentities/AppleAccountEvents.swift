@@ -34,7 +34,10 @@ public struct AppleAccountEvents: Sendable {
     /// What an Apple ID deleted at Apple does to an account that had no other way in.
     public enum AccountDeletion: String, Sendable { case delete, disable }
 
-    let database: any GatehouseDatabase
+    let identities: any ExternalIdentityStore
+    /// The notifications already applied (replays and reordering are recognised here).
+    let events: any ProviderEventStore
+    let users: any UserStore
     let sessions: SessionService
     let accounts: AccountService
     let audit: AuditTrail
@@ -43,17 +46,17 @@ public struct AppleAccountEvents: Sendable {
     /// The provider name Apple is configured under.
     let provider = "apple"
 
-    public init(database: any GatehouseDatabase, sessions: SessionService, accounts: AccountService, audit: AuditTrail,
-                clock: IdentityClock, accountDeletion: AccountDeletion) {
-        self.database = database; self.sessions = sessions; self.accounts = accounts; self.audit = audit
+    public init(identities: any ExternalIdentityStore, events: any ProviderEventStore, users: any UserStore, sessions: SessionService,
+                accounts: AccountService, audit: AuditTrail, clock: IdentityClock, accountDeletion: AccountDeletion) {
+        self.identities = identities; self.events = events; self.users = users; self.sessions = sessions; self.accounts = accounts; self.audit = audit
         self.clock = clock; self.accountDeletion = accountDeletion
     }
 
     /// Applies `event` (or recognises it as a replay, superseded or for nobody we know) and audits the result.
     public func apply(_ event: Event, context: ClientContext) async throws {
-        let identity = try await database.externalIdentities.find(provider: provider, subject: event.subject)
+        let identity = try await identities.find(provider: provider, subject: event.subject)
         var details = ["provider": provider, "type": event.kind.rawValue]
-        let outcome = try await database.providerEvents.record(ProviderEvent(
+        let outcome = try await events.record(ProviderEvent(
             provider: provider, eventID: event.eventID, subject: event.subject, type: event.kind.rawValue,
             eventTime: event.time, receivedAt: clock.now()))
         guard outcome == .apply else {
@@ -72,13 +75,13 @@ public struct AppleAccountEvents: Sendable {
             // The relay stops (or resumes) forwarding: remember whether mail to this address can arrive.
             identity.emailVerified = event.kind == .emailEnabled
             if let email = event.email { identity.email = email.lowercased() }
-            try await database.externalIdentities.update(identity)
+            try await identities.update(identity)
         case .consentRevoked:
             details["sessions_ended"] = String(try await endAppleSessions(userId: userId, reason: "apple_consent_revoked"))
             // Unlink Apple only when the account keeps another way in (decided atomically with the delete).
             // When Apple is the only one, the identity stays — without its token, which Apple has voided —
             // so the user can sign in with Apple again and consent anew instead of being locked out.
-            switch try await database.externalIdentities.deleteUnlessLastMethod(provider: provider, subject: event.subject, userId: userId) {
+            switch try await identities.deleteUnlessLastMethod(provider: provider, subject: event.subject, userId: userId) {
             case .deleted:
                 details["action"] = "unlinked"
                 await audit.record(.identityUnlinked, userId: userId, context: context, details: ["provider": provider, "by": "apple"])
@@ -86,7 +89,7 @@ public struct AppleAccountEvents: Sendable {
                 details["action"] = "kept_only_method"
                 identity.sealedRefreshToken = nil
                 identity.tokenClientID = nil
-                try await database.externalIdentities.update(identity)
+                try await identities.update(identity)
             case .notFound:
                 details["action"] = "none"
             }
@@ -94,7 +97,7 @@ public struct AppleAccountEvents: Sendable {
             // The Apple ID is gone. The Gatehouse account goes with it only when Apple was its only way in;
             // an account that also has a password or another provider just loses Apple.
             details["sessions_ended"] = String(try await endAppleSessions(userId: userId, reason: "apple_account_deleted"))
-            switch try await database.externalIdentities.deleteUnlessLastMethod(provider: provider, subject: event.subject, userId: userId) {
+            switch try await identities.deleteUnlessLastMethod(provider: provider, subject: event.subject, userId: userId) {
             case .deleted:
                 details["action"] = "unlinked"
                 await audit.record(.identityUnlinked, userId: userId, context: context,
@@ -105,11 +108,11 @@ public struct AppleAccountEvents: Sendable {
                     details["action"] = "delete"
                     // The store removes the other sessions with the account: the product hears of them first.
                     try await sessions.announceDeletion(userId: userId)
-                    _ = try await database.users.delete(id: userId)
+                    _ = try await users.delete(id: userId)
                     await audit.record(.accountDeleted, userId: userId, context: context, details: ["by": "apple"])
                 case .disable:
                     details["action"] = "disable"
-                    _ = try await database.externalIdentities.delete(provider: provider, subject: event.subject)
+                    _ = try await identities.delete(provider: provider, subject: event.subject)
                     try await accounts.setDisabled(userId: userId, true, context: context)
                 }
             case .notFound:

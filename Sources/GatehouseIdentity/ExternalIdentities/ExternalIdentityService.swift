@@ -15,7 +15,8 @@ public struct ExternalIdentityService: Sendable {
         case refused(ExternalSignInRefusal, userId: String?, email: String?)
     }
 
-    let database: any GatehouseDatabase
+    let identities: any ExternalIdentityStore
+    let users: any UserStore
     let clock: IdentityClock
     let audit: AuditTrail
     let linkVerifiedEmails: Bool
@@ -24,9 +25,9 @@ public struct ExternalIdentityService: Sendable {
     /// - Parameters:
     ///   - linkVerifiedEmails: whether a verified address from a trusted provider joins the account that has it.
     ///   - trustsEmail: whether a provider's verified email proves the address (configuration, per provider).
-    public init(database: any GatehouseDatabase, clock: IdentityClock, audit: AuditTrail, linkVerifiedEmails: Bool,
-                trustsEmail: @escaping @Sendable (String) -> Bool) {
-        self.database = database; self.clock = clock; self.audit = audit
+    public init(identities: any ExternalIdentityStore, users: any UserStore, clock: IdentityClock, audit: AuditTrail,
+                linkVerifiedEmails: Bool, trustsEmail: @escaping @Sendable (String) -> Bool) {
+        self.identities = identities; self.users = users; self.clock = clock; self.audit = audit
         self.linkVerifiedEmails = linkVerifiedEmails; self.trustsEmail = trustsEmail
     }
 
@@ -34,7 +35,7 @@ public struct ExternalIdentityService: Sendable {
     /// a link flow, which must still be `signedInUserId`), or a refusal.
     public func resolve(_ identity: VerifiedExternalIdentity, linkTo: String?, signedInUserId: String?,
                         context: ClientContext) async throws -> Outcome {
-        let existing = try await database.externalIdentities.find(provider: identity.provider, subject: identity.subject)
+        let existing = try await identities.find(provider: identity.provider, subject: identity.subject)
         if let userId = linkTo {
             return try await link(identity, into: userId, existing: existing, signedInUserId: signedInUserId, context: context)
         }
@@ -43,7 +44,7 @@ public struct ExternalIdentityService: Sendable {
             return .refused(.missingEmail, userId: nil, email: nil)
         }
         guard identity.emailVerified else { return .refused(.unverifiedEmail, userId: nil, email: email.value) }
-        if let owner = try await database.users.find(email: email.value) {
+        if let owner = try await users.find(email: email.value) {
             return try await joinExisting(owner, identity, email: email.value, context: context)
         }
         let now = clock.now()
@@ -52,9 +53,9 @@ public struct ExternalIdentityService: Sendable {
                         emailVerified: trustsEmail(identity.provider), disabled: false, createdAt: now, updatedAt: now)
         // The account and its first way in are one transaction: a lost race (the email or the identity
         // taken meanwhile) leaves neither behind.
-        do { try await database.externalIdentities.createUser(user, withIdentity: record(identity, userId: user.id)) } catch let error as StoreError
+        do { try await identities.createUser(user, withIdentity: record(identity, userId: user.id)) } catch let error as StoreError
             where error.kind == .conflict {
-            if let winner = try await database.externalIdentities.find(provider: identity.provider, subject: identity.subject) {
+            if let winner = try await identities.find(provider: identity.provider, subject: identity.subject) {
                 // The same person signing in twice at once: the other request created it; this one signs in.
                 return try await signInExisting(winner, with: identity)
             }
@@ -67,7 +68,7 @@ public struct ExternalIdentityService: Sendable {
     private func link(_ identity: VerifiedExternalIdentity, into userId: String, existing: ExternalIdentity?, signedInUserId: String?,
                       context: ClientContext) async throws -> Outcome {
         guard signedInUserId == userId else { return .refused(.sessionChanged, userId: userId, email: nil) }
-        guard let user = try await database.users.find(id: userId) else { throw StoreError.notFound(detail: "user of identity") }
+        guard let user = try await users.find(id: userId) else { throw StoreError.notFound(detail: "user of identity") }
         if let existing {
             guard existing.userId == userId else { return .refused(.linkedElsewhere, userId: userId, email: nil) }
             return .linked(user)
@@ -77,14 +78,14 @@ public struct ExternalIdentityService: Sendable {
         do { try AccountStanding.requireLinking(user) } catch {
             return .refused(.accountUnconfirmed(email: user.email), userId: userId, email: nil)
         }
-        try await database.externalIdentities.create(record(identity, userId: userId))
+        try await identities.create(record(identity, userId: userId))
         await audit.record(.identityLinked, userId: userId, context: context, details: ["provider": identity.provider])
         return .linked(user)
     }
 
     private func signInExisting(_ stored: ExternalIdentity, with identity: VerifiedExternalIdentity) async throws -> Outcome {
         var stored = stored
-        guard let user = try await database.users.find(id: stored.userId) else { throw StoreError.notFound(detail: "user of identity") }
+        guard let user = try await users.find(id: stored.userId) else { throw StoreError.notFound(detail: "user of identity") }
         guard !user.disabled else { return .refused(.disabled, userId: user.id, email: nil) }
         stored.email = identity.email ?? stored.email
         stored.emailVerified = identity.email == nil ? stored.emailVerified : identity.emailVerified
@@ -97,7 +98,7 @@ public struct ExternalIdentityService: Sendable {
             stored.tokenClientID = identity.tokenClientID
         }
         stored.lastUsedAt = clock.now()
-        try await database.externalIdentities.update(stored)
+        try await identities.update(stored)
         return .signIn(user, created: false)
     }
 
@@ -109,8 +110,8 @@ public struct ExternalIdentityService: Sendable {
         // allow. Relay addresses count only at Apple, whose relay reaches the same user.
         if owner.passwordHash == nil, owner.emailVerified, !owner.disabled, trustsEmail(identity.provider),
            !identity.isPrivateRelay || identity.provider == "apple",
-           try await database.externalIdentities.list(userId: owner.id).isEmpty {
-            try await database.externalIdentities.create(record(identity, userId: owner.id))
+           try await identities.list(userId: owner.id).isEmpty {
+            try await identities.create(record(identity, userId: owner.id))
             await audit.record(.identityLinked, userId: owner.id, context: context, details: ["provider": identity.provider, "by": "recovery"])
             return .signIn(owner, created: false)
         }
@@ -118,7 +119,7 @@ public struct ExternalIdentityService: Sendable {
         // only from a provider trusted for email, and only into an account whose own address is proven —
         // else the victim's first provider sign-in would land in an account an attacker pre-created.
         if linkVerifiedEmails, !identity.isPrivateRelay, trustsEmail(identity.provider), AccountStanding.acceptsAutomaticLink(owner) {
-            try await database.externalIdentities.create(record(identity, userId: owner.id))
+            try await identities.create(record(identity, userId: owner.id))
             await audit.record(.identityLinked, userId: owner.id, context: context, details: ["provider": identity.provider, "by": "verified_email"])
             return .signIn(owner, created: false)
         }

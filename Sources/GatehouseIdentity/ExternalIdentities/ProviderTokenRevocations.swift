@@ -22,7 +22,8 @@ public protocol ProviderTokenRevoker: Sendable {
 /// and an answer that did not revoke it is a failure: retried after 30 s, 1 min, 2 min …
 /// doubling up to six hours, never given up, every attempt audited.
 public struct ProviderTokenRevocations: Sendable {
-    let database: any GatehouseDatabase
+    let identities: any ExternalIdentityStore
+    let queue: any PendingRevocationStore
     let revoker: any ProviderTokenRevoker
     let sealing: KeyEncryptionKey
     let clock: IdentityClock
@@ -30,17 +31,20 @@ public struct ProviderTokenRevocations: Sendable {
     /// How long a claimed row stays away from other workers (longer than an attempt can take).
     public static let claimDuration: TimeInterval = 300
 
-    /// - Parameter sealing: the key provider tokens are sealed with (in identities and in the queue).
-    public init(database: any GatehouseDatabase, revoker: any ProviderTokenRevoker, sealing: KeyEncryptionKey, clock: IdentityClock,
-                audit: AuditTrail) {
-        self.database = database; self.revoker = revoker; self.sealing = sealing; self.clock = clock; self.audit = audit
+    /// - Parameters:
+    ///   - identities: where an account's provider tokens are read from before its identities go.
+    ///   - queue: the durable retry queue of revocations.
+    ///   - sealing: the key provider tokens are sealed with (in identities and in the queue).
+    public init(identities: any ExternalIdentityStore, queue: any PendingRevocationStore, revoker: any ProviderTokenRevoker,
+                sealing: KeyEncryptionKey, clock: IdentityClock, audit: AuditTrail) {
+        self.identities = identities; self.queue = queue; self.revoker = revoker; self.sealing = sealing; self.clock = clock; self.audit = audit
     }
 
     /// Revocations for the identities whose provider revokes and that hold a token (sealed anew for the queue,
     /// before the identity rows that hold them go).
     /// What `prepare` gives for every identity linked to `userId` (before the account is deleted).
     public func prepare(userId: String) async throws -> [PendingRevocation] {
-        try prepare(try await database.externalIdentities.list(userId: userId))
+        try prepare(try await identities.list(userId: userId))
     }
 
     public func prepare(_ identities: [ExternalIdentity]) throws -> [PendingRevocation] {
@@ -56,7 +60,7 @@ public struct ProviderTokenRevocations: Sendable {
 
     public func enqueue(_ pending: [PendingRevocation], userId: String?, context: ClientContext) async {
         for revocation in pending {
-            do { try await database.pendingRevocations.enqueue(revocation) } catch {
+            do { try await queue.enqueue(revocation) } catch {
                 await audit.record(.providerRevocationFailed, userId: userId, context: context,
                                    details: ["provider": revocation.provider, "revocation": revocation.id, "error": "could not queue"])
             }
@@ -76,7 +80,7 @@ public struct ProviderTokenRevocations: Sendable {
     /// Claims and attempts the revocations that are due; returns how many were confirmed revoked.
     @discardableResult
     public func processDue(limit: Int = 20) async -> Int {
-        guard let due = try? await database.pendingRevocations.claimDue(now: clock.now(), claimFor: Self.claimDuration, limit: limit) else {
+        guard let due = try? await queue.claimDue(now: clock.now(), claimFor: Self.claimDuration, limit: limit) else {
             return 0
         }
         var succeeded = 0
@@ -85,13 +89,13 @@ public struct ProviderTokenRevocations: Sendable {
             do {
                 let token = String(decoding: try sealing.open(revocation.sealedToken, keyID: Self.label(revocation.id)), as: UTF8.self)
                 details["client_id"] = try await revoker.revoke(provider: revocation.provider, refreshToken: token, clientID: revocation.clientID)
-                _ = try await database.pendingRevocations.complete(id: revocation.id)
+                _ = try await queue.complete(id: revocation.id)
                 await audit.record(.providerTokenRevoked, userId: nil, context: .unknown, details: details)
                 succeeded += 1
             } catch {
                 let attempts = revocation.attempts + 1
                 let reason = revoker.failureReason(error)
-                try? await database.pendingRevocations.reschedule(
+                try? await queue.reschedule(
                     id: revocation.id, attempts: attempts,
                     nextAttemptAt: clock.now().addingTimeInterval(Self.retryDelay(afterAttempts: attempts)), lastError: reason)
                 await audit.record(.providerRevocationFailed, userId: nil, context: .unknown, details: details.merging(["error": reason]) { $1 })

@@ -18,7 +18,9 @@ public struct IssuedSession: Sendable {
 
 /// Web sessions: server-side rows keyed by the SHA-256 of a 256-bit random token.
 public struct SessionService: Sendable {
-    let database: any GatehouseDatabase
+    let store: any SessionStore
+    /// The session with its user (and the account page's overview) in one statement.
+    let hotReads: any HotReadStore
     public let policy: SessionPolicy
     let clock: IdentityClock
     /// Ending all of a user's sessions ends their OAuth grants too.
@@ -26,11 +28,10 @@ public struct SessionService: Sendable {
     /// Told of every session that ends (back-channel logout tokens, `session.ended` webhooks); nil: nobody.
     let events: OutboundEvents?
 
-    /// `accessTokenLifetime` is the OAuth access-token lifetime (how long revocation markers must last).
-    public init(database: any GatehouseDatabase, policy: SessionPolicy = SessionPolicy(), clock: IdentityClock = .system,
-                accessTokenLifetime: TimeInterval = 600, events: OutboundEvents? = nil) {
-        self.database = database; self.policy = policy; self.clock = clock; self.events = events
-        grants = UserGrantRevocation(database: database, accessTokenLifetime: accessTokenLifetime, clock: clock)
+    /// - Parameter grants: the user's OAuth grants, ended with all of their sessions.
+    public init(store: any SessionStore, hotReads: any HotReadStore, grants: UserGrantRevocation, policy: SessionPolicy = SessionPolicy(),
+                clock: IdentityClock = .system, events: OutboundEvents? = nil) {
+        self.store = store; self.hotReads = hotReads; self.grants = grants; self.policy = policy; self.clock = clock; self.events = events
     }
 
     /// The store key for a session token.
@@ -44,7 +45,7 @@ public struct SessionService: Sendable {
                               idleExpiresAt: now.addingTimeInterval(policy.idleTimeout),
                               absoluteExpiresAt: now.addingTimeInterval(policy.absoluteTimeout),
                               ip: context.ip, userAgent: context.userAgent, authMethods: methods)
-        try await database.sessions.create(session)
+        try await store.create(session)
         return IssuedSession(token: token, session: session)
     }
 
@@ -62,7 +63,7 @@ public struct SessionService: Sendable {
     /// database. The overview shows the session as this call left it (a touch included).
     /// What the account page lists for `userId` (sessions, identities, consents, grants), in one trip.
     public func accountOverview(userId: String) async throws -> AccountOverview {
-        try await database.hotReads.accountOverview(userId: userId, now: clock.now())
+        try await hotReads.accountOverview(userId: userId, now: clock.now())
     }
 
     public func resolveWithOverview(token: String) async throws -> (active: ActiveSession, overview: AccountOverview)? {
@@ -79,7 +80,7 @@ public struct SessionService: Sendable {
         let now = clock.now()
         let hash = Self.hash(token)
         // Session and user in one statement: every page and the app's launch check come through here.
-        let reads = database.hotReads
+        let reads = hotReads
         let found: SessionWithUser?
         switch extra {
         case .nothing: found = try await reads.sessionWithUser(idHash: hash, now: now)
@@ -90,7 +91,7 @@ public struct SessionService: Sendable {
         var session = found.session
         if now.timeIntervalSince(session.lastSeenAt) >= policy.touchInterval {
             let idle = min(now.addingTimeInterval(policy.idleTimeout), session.absoluteExpiresAt)
-            if try await database.sessions.touch(idHash: hash, lastSeenAt: now, idleExpiresAt: idle) {
+            if try await store.touch(idHash: hash, lastSeenAt: now, idleExpiresAt: idle) {
                 session.lastSeenAt = now
                 session.idleExpiresAt = idle
             }
@@ -103,8 +104,8 @@ public struct SessionService: Sendable {
     public func end(token: String, reason: String = "sign_out") async throws -> Bool {
         let hash = Self.hash(token)
         // Read first: the grants that end with it and the logout token need the session's user and sign-in time.
-        let session = try await database.sessions.findValid(idHash: hash, now: clock.now())
-        let ended = try await database.sessions.delete(idHash: hash)
+        let session = try await store.findValid(idHash: hash, now: clock.now())
+        let ended = try await store.delete(idHash: hash)
         if ended, let session { try await endedGrants(of: session); await events?.sessionsEnded([session], reason: reason) }
         return ended
     }
@@ -116,9 +117,9 @@ public struct SessionService: Sendable {
 
     /// Ends one of a user's sessions by its hash (the account page's "end" button); false if not theirs.
     public func end(idHash: TokenHash, ofUser userId: String, reason: String = "ended") async throws -> Bool {
-        let sessions = try await database.sessions.list(userId: userId, now: clock.now())
+        let sessions = try await store.list(userId: userId, now: clock.now())
         guard let session = sessions.first(where: { $0.idHash == idHash }) else { return false }
-        let ended = try await database.sessions.delete(idHash: idHash)
+        let ended = try await store.delete(idHash: idHash)
         if ended { try await endedGrants(of: session); await events?.sessionsEnded([session], reason: reason) }
         return ended
     }
@@ -140,8 +141,8 @@ public struct SessionService: Sendable {
     @discardableResult
     public func endAll(userId: String, keeping token: String? = nil, reason: String = "ended_all") async throws -> Int {
         let kept = token.map(Self.hash)
-        let live = events == nil ? [] : try await database.sessions.list(userId: userId, now: clock.now()).filter { $0.idHash != kept }
-        let ended = try await database.sessions.deleteAll(userId: userId, keeping: kept)
+        let live = events == nil ? [] : try await store.list(userId: userId, now: clock.now()).filter { $0.idHash != kept }
+        let ended = try await store.deleteAll(userId: userId, keeping: kept)
         try await grants.revokeAll(userId: userId)
         await events?.sessionsEnded(live, reason: reason)
         return ended
@@ -149,6 +150,6 @@ public struct SessionService: Sendable {
 
     /// A user's live sessions, most recently seen first.
     public func list(userId: String) async throws -> [Session] {
-        try await database.sessions.list(userId: userId, now: clock.now())
+        try await store.list(userId: userId, now: clock.now())
     }
 }

@@ -72,7 +72,7 @@ extension AccountPages {
     func verifyPage(web: WebSession, token: String, error: String?, status: HTTPStatus = .ok) -> Response {
         let t = web.texts
         let signedIn = web.user != nil
-        var response = context.page(t["verify.title"], """
+        let response = context.page(t["verify.title"], """
             \(PageLayout.notice(error))
             <form method="post" action="/email/verify/\(PercentDecoding.encode(token))">\(context.hidden("csrf_token", reader.token(for: web)))
             \(signedIn ? HTML.empty : """

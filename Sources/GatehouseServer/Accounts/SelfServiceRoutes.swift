@@ -85,7 +85,7 @@ extension AccountPages {
 
     func confirmEmailChangePage(web: WebSession, token: String) -> Response {
         let t = web.texts
-        var response = context.page(t["email_change.title"], """
+        let response = context.page(t["email_change.title"], """
             <p>\(t["email_change.explanation"])</p>
             <form method="post" action="/account/email/confirm/\(PercentDecoding.encode(token))">\(context.hidden("csrf_token", reader.token(for: web)))
             <button type="submit">\(t["email_change.submit"])</button></form>

@@ -61,24 +61,24 @@ public struct GatehouseApp: Sendable {
         // Every mail, whoever sends it, goes out multipart and branded.
         let brandedMailer = BrandedMailer(inner: mailer ?? configuration.smtp.map { SMTPMailer(configuration: $0) } ?? LogMailer(sink: log.sink),
                                           branding: branding, publicURL: configuration.publicURL)
+        let cookies = CookiePolicy(publicURL: configuration.publicURL, sessionMaxAge: configuration.sessions.absoluteTimeout)
+        // One choice of language for the pages, the session reader and the mails.
+        let languages = Languages(catalogues: Languages.builtIn.catalogues, defaultTag: branding.defaultLanguage,
+                                  uiLocalesCookie: cookies.name("ui_locales"))
         // Admin unlinks and deletions queue Apple's token revocation like the account page does.
-        var services = IdentityServices(configuration: configuration, database: database, secrets: secrets,
+        let services = IdentityServices(configuration: configuration, database: database, secrets: secrets,
                                         mailer: brandedMailer, clock: clock, log: log,
                                         events: events, audit: audit, clients: clients,
                                         externalIDTokens: NativeIDTokenResolvers(apple: nativeApple, google: nativeGoogle),
-                                        providerTokens: providerWiring.revocations)
+                                        providerTokens: providerWiring.revocations, cookies: cookies, languages: languages,
+                                        mailWording: CatalogueMailWording(languages: languages, productName: branding.productName,
+                                                                          templates: branding.templates))
         let outboundAttempts = metrics.outboundDeliveries
-        var languages = Languages(catalogues: Languages.builtIn.catalogues, defaultTag: branding.defaultLanguage)
-        languages.uiLocalesCookie = services.webSessions.cookies.name("ui_locales")
-        services.webSessions.languages = languages
-        services.links.wording = CatalogueMailWording(languages: languages, productName: branding.productName,
-                                                     templates: branding.templates)
-        var layout = PageLayout(demo: configuration.demo, branding: branding)
-        layout.languages = languages
+        let layout = PageLayout(demo: configuration.demo, branding: branding, languages: languages)
         providers = providerWiring.registry
         providerRevocations = providerWiring.revocations
         self.services = services
-        outbound = OutboundDeliveryWorker(database: database, keys: services.keys, webhooks: configuration.webhooks,
+        outbound = OutboundDeliveryWorker(store: database.outboundDeliveries, clients: database.oauthClients, keys: services.keys, webhooks: configuration.webhooks,
                                           transport: outboundTransport ?? URLSessionOutboundTransport(), clock: clock,
                                           onAttempt: { delivery, outcome in
             outboundAttempts.increment([delivery.kind.rawValue, String(outcome.prefix { $0 != ":" })])
@@ -136,7 +136,7 @@ public struct GatehouseApp: Sendable {
             AccountPages(context: pages, accounts: services.accounts, links: services.links, tokens: services.tokens,
                          applications: ApplicationAccessRevocation(consents: database.consents, revocation: services.tokens.revocation,
                                                                    audit: services.audit),
-                         dataExport: AccountDataExport(database: database, audit: services.audit, clock: services.clock)).register(into: &router)
+                         dataExport: AccountDataExport(stores: .init(database), audit: services.audit, clock: services.clock)).register(into: &router)
             PasskeyRoutes(context: pages, ceremonies: passkeys, recentSignInWindow: 5 * 60).register(into: &router)
             PasskeySignUpRoutes(context: pages, signUp: PasskeySignUp(accounts: services.accounts, ceremonies: passkeys), links: services.links)
                 .register(into: &router)

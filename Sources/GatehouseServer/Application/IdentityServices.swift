@@ -11,7 +11,7 @@ public struct IdentityServices: Sendable {
     public let audit: AuditTrail
     public let sessions: SessionService
     public let accounts: AccountService
-    public var links: EmailLinks
+    public let links: EmailLinks
     public let clock: IdentityClock
     public let keys: SigningKeyRing
     public let tokens: TokenService
@@ -28,7 +28,7 @@ public struct IdentityServices: Sendable {
     /// Authenticator apps and recovery codes, and the sign-ins waiting for their second step.
     public let secondFactors: SecondFactors
     public let secondSteps: SecondStepChallenges
-    var webSessions: WebSessionReader
+    let webSessions: WebSessionReader
 
     /// Webhooks and back-channel logout tokens to enqueue; made before the audit trail, which feeds it.
     static func makeEvents(configuration: GatehouseConfiguration, database: any GatehouseDatabase, secrets: ServerSecrets,
@@ -58,10 +58,12 @@ public struct IdentityServices: Sendable {
     }
 
     /// Built once, completely: `audit` and `clients` are made first (``makeAudit``) because the token-exchange
-    /// grant's verifier (`externalIDTokens`, the native sign-ins) needs them before the token service exists.
+    /// grant's verifier (`externalIDTokens`, the native sign-ins) needs them before the token service exists;
+    /// `cookies` and `languages` first too, because the languages name their cookie like the others.
     init(configuration: GatehouseConfiguration, database: any GatehouseDatabase, secrets: ServerSecrets,
          mailer: any Mailer, clock: IdentityClock, log: ServerLog, events: OutboundEvents, audit: AuditTrail, clients: ClientRegistry,
-         externalIDTokens: (any ExternalIDTokenResolver)?, providerTokens: ProviderTokenRevocations?) {
+         externalIDTokens: (any ExternalIDTokenResolver)?, providerTokens: ProviderTokenRevocations?,
+         cookies: CookiePolicy, languages: Languages, mailWording: any MailWording) {
         self.database = database
         self.clock = clock
         // The KEK derives from the master secret with a fixed label, so it cannot fail.
@@ -74,8 +76,11 @@ public struct IdentityServices: Sendable {
         let sids = events.sids
         // Nobody listening: sign-outs and account changes skip the extra reads entirely.
         let listening = events.isActive ? events : nil
-        sessions = SessionService(database: database, policy: configuration.sessions, clock: clock,
-                                  accessTokenLifetime: configuration.oauth.accessTokenLifetime, events: listening)
+        sessions = SessionService(store: database.sessions, hotReads: database.hotReads,
+                                  grants: UserGrantRevocation(refreshTokens: database.refreshTokens, revoked: database.revokedAccessTokens,
+                                                              users: database.users, accessTokenLifetime: configuration.oauth.accessTokenLifetime,
+                                                              clock: clock),
+                                  policy: configuration.sessions, clock: clock, events: listening)
         accounts = AccountService(database: database, hasher: hasher, passwordPolicy: configuration.passwordPolicy,
                                   limits: configuration.rateLimits, audit: audit, sessions: sessions, clock: clock,
                                   deviceKey: secrets.derivedKey("known-device"))
@@ -88,7 +93,8 @@ public struct IdentityServices: Sendable {
                                         settings: configuration.oauth, clock: clock),
             audit: audit, clock: clock)
         links = EmailLinks(database: database, mailer: mailer, accounts: accounts, limits: configuration.rateLimits,
-                           audit: audit, clock: clock, absoluteURL: { publicURL + $0 }, ownershipClaim: ownershipClaim)
+                           audit: audit, clock: clock, absoluteURL: { publicURL + $0 }, ownershipClaim: ownershipClaim,
+                           wording: mailWording)
         tokens = TokenService(database: database, settings: configuration.oauth, keys: keys, accounts: accounts, audit: audit,
                               clock: clock, successorKey: secrets.derivedKey("refresh-successor"), sids: sids, registry: clients,
                               externalIDTokens: externalIDTokens, dpopNonceKey: secrets.derivedKey("dpop-nonce"))
@@ -97,23 +103,21 @@ public struct IdentityServices: Sendable {
         administration = AccountAdministration(users: database.users, search: database.userSearch, identities: database.externalIdentities,
                                                auditLog: database.auditLog, accounts: accounts, sessions: sessions, audit: audit,
                                                clock: clock, providerTokens: providerTokens)
-        importer = UserImporter(database: database, audit: audit, clock: clock, subjectSource: configuration.subjectSource,
+        importer = UserImporter(imports: database.userImports, audit: audit, clock: clock, subjectSource: configuration.subjectSource,
                                 ownershipClaim: ownershipClaim)
-        authorization = AuthorizationService(database: database, settings: configuration.oauth, clock: clock)
+        authorization = AuthorizationService(codes: database.authorizationCodes, consents: database.consents, flowStates: database.flowStates,
+                                             settings: configuration.oauth, clock: clock)
         // The secrets' own derived key: a leak of another sealed value's key opens no authenticator.
         secondFactors = SecondFactors(store: database.secondFactors, sealing: try! KeyEncryptionKey(bytes: secrets.derivedKey("totp-secrets")),
                                       limiter: RateLimiter(store: database.rateLimits, clock: clock), limits: configuration.rateLimits,
                                       audit: audit, clock: clock, issuer: configuration.passkeys.rpName)
         secondSteps = SecondStepChallenges(store: database.oneTimeTokens, clock: clock)
-        webSessions = WebSessionReader(sessions: sessions,
-                                       cookies: CookiePolicy(publicURL: configuration.publicURL,
-                                                             sessionMaxAge: configuration.sessions.absoluteTimeout),
-                                       csrf: CSRFTokens(key: secrets.derivedKey("csrf")),
+        webSessions = WebSessionReader(sessions: sessions, cookies: cookies, csrf: CSRFTokens(key: secrets.derivedKey("csrf")),
                                        duplicateCookies: { request in
             // Cookie values never reach the log: a planted one may be someone's live session.
             log.info("duplicate session or csrf cookie: treated as signed out",
                      [("request_id", request.requestID), ("ip", request.remoteAddress ?? "")])
-        })
+        }, languages: languages)
     }
 
     /// Start-up work before serving: when the store holds imported bcrypt hashes, every password check does the

@@ -29,8 +29,10 @@ struct Languages: Sendable {
         do { return try shipped() } catch { fatalError("a shipped catalogue does not parse: \(error)") }
     }()
 
-    init(catalogues: [Catalogue], defaultTag: String) {
+    /// - Parameter uiLocalesCookie: the flow's `ui_locales` cookie, named like the server's other cookies.
+    init(catalogues: [Catalogue], defaultTag: String, uiLocalesCookie: String = "gatehouse_ui_locales") {
         self.catalogues = catalogues
+        self.uiLocalesCookie = uiLocalesCookie
         byTag = Dictionary(catalogues.map { ($0.tag, $0) }, uniquingKeysWith: { first, _ in first })
         english = byTag["en"] ?? catalogues[0]
         englishMessages = EnglishMessageIndex(english: english.messages)
@@ -42,7 +44,7 @@ struct Languages: Sendable {
 
     /// The cookie `/oauth/authorize` sets from `ui_locales` for the rest of the flow (sign-in, sign-up, consent):
     /// a browser-session cookie, replaced by the next authorization request's.
-    var uiLocalesCookie = "gatehouse_ui_locales"
+    let uiLocalesCookie: String
 
     /// The texts for a request: `saved` (the user's choice), `ui_locales` in the query or the flow's cookie,
     /// `Accept-Language`, the default.

@@ -209,7 +209,7 @@ struct NativeRoutes: Sendable {
         do { try AccountStanding.requireLinking(active.user) } catch {
             return refuse(.forbidden, .accessDenied, error.text(t))
         }
-        var response = Response.json(["ticket": try await confirmations.mintLinkTicket(userId: active.user.id, appID: app.clientID,
+        let response = Response.json(["ticket": try await confirmations.mintLinkTicket(userId: active.user.id, appID: app.clientID,
                                                                                                  challenge: challenge)])
         return response
     }
@@ -238,7 +238,7 @@ struct NativeRoutes: Sendable {
     /// a session cookie came in: a response never plants cookie headers on a client that had none.
     private func signOut(_ request: Request) async throws -> Response {
         if Self.isCrossSite(request, publicOrigin: reader.cookies.publicOrigin) {
-            var refused = Response.json(["error": OAuthError.Code.invalidRequest.rawValue, "error_description": "Cross-site requests are not accepted here."],
+            let refused = Response.json(["error": OAuthError.Code.invalidRequest.rawValue, "error_description": "Cross-site requests are not accepted here."],
                                         status: .forbidden)
             return refused
         }
@@ -256,7 +256,7 @@ struct NativeRoutes: Sendable {
     /// `message`: English (a domain failure's), shown in the request's language.
     private func errorPage(_ message: String, _ request: Request, status: HTTPStatus) -> Response {
         let t = layout.languages.texts(for: request)
-        var response = Response.html(layout.render(title: t["native.failed_title"], body: """
+        let response = Response.html(layout.render(title: t["native.failed_title"], body: """
             \(PageLayout.notice(t.translating(message)))<p>\(t["native.failed_body"])</p>
             """, texts: t), status: status)
         return response

@@ -190,7 +190,7 @@ struct AuthorizeRoutes: Sendable {
     }
 
     private func unconfirmedPage(_ user: User, _ t: Texts) -> Response {
-        var response = Response.html(layout.render(title: t["authorize.unconfirmed_title"], body: """
+        let response = Response.html(layout.render(title: t["authorize.unconfirmed_title"], body: """
             \(PageLayout.notice(t("authorize.unconfirmed_notice", ["email": user.email])))
             <p>\(t.html("authorize.unconfirmed_body", ["reset": #"<a href="/password/forgot">\#(t["authorize.unconfirmed_reset"])</a>"#]))</p>
             """, texts: t), status: .forbidden)
@@ -198,7 +198,7 @@ struct AuthorizeRoutes: Sendable {
     }
 
     private func expiredPage(_ t: Texts) -> Response {
-        var response = Response.html(layout.render(title: t["authorize.expired_title"], body: """
+        let response = Response.html(layout.render(title: t["authorize.expired_title"], body: """
             \(PageLayout.notice(t["authorize.expired_notice"]))
             <p>\(t["authorize.expired_body"])</p>
             """, texts: t), status: .badRequest)
@@ -208,7 +208,7 @@ struct AuthorizeRoutes: Sendable {
     private func failurePage(_ failure: AuthorizationFailure, _ t: Texts) -> Response {
         switch failure {
         case .untrusted(let message):
-            var response = Response.html(layout.render(title: t["authorize.invalid_title"], body: """
+            let response = Response.html(layout.render(title: t["authorize.invalid_title"], body: """
                 \(PageLayout.notice(t.translating(message)))
                 <p>\(t["authorize.invalid_body"])</p>
                 """, texts: t), status: .badRequest)

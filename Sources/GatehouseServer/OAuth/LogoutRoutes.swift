@@ -65,7 +65,7 @@ struct LogoutRoutes: Sendable {
         let hidden = parameters.pairs.filter { ["id_token_hint", "post_logout_redirect_uri", "state", "client_id"].contains($0.key) }
             .map { PageLayout.hidden($0.key, $0.value) }.joined()
         let t = web.texts
-        var response = Response.html(layout.render(title: t["logout.title"], body: """
+        let response = Response.html(layout.render(title: t["logout.title"], body: """
             <p>\(t("logout.question", ["product": layout.branding.productName, "email": web.user?.email ?? ""]))</p>
             <form method="post" action="/oauth/logout"><input type="hidden" name="csrf_token" value="\(reader.token(for: web))">\(hidden)
             <input type="hidden" name="confirm" value="yes"><button type="submit">\(t["layout.nav.sign_out"])</button></form>

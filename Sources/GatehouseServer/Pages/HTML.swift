@@ -5,10 +5,10 @@ import GatehouseHTTP
 struct PageLayout: Sendable {
     let demo: Bool
     /// The product's name, logo, palette and links: the page says whose sign-in it is.
-    var branding = Branding(productName: "Sign in")
+    let branding: Branding
 
     /// Chooses the language of pages rendered without a ``WebSession`` (errors, native and OAuth pages).
-    var languages: Languages = .builtIn
+    let languages: Languages
 
     /// `page`: the page's id (docs/templates.md), naming its block in the operator's templates.
     func render(title: String, body: HTML, texts t: Texts, signedIn: Bool = false, csrf: String? = nil, page: String? = nil) -> HTML {

@@ -51,7 +51,8 @@ struct ProviderWiring: Sendable {
                                           clock: clock.now, report: { log.error("provider configuration", [("problem", $0)]) })
         // A key of its own for sealing provider tokens: independent of every other derived key.
         let sealing = try! KeyEncryptionKey(bytes: secrets.derivedKey("provider-tokens"))
-        revocations = ProviderTokenRevocations(database: database, revoker: RegistryTokenRevoker(registry: registry),
+        revocations = ProviderTokenRevocations(identities: database.externalIdentities, queue: database.pendingRevocations,
+                                               revoker: RegistryTokenRevoker(registry: registry),
                                                sealing: sealing, clock: clock, audit: audit)
         flows = ProviderFlowStore(states: SingleUseStates(store: database.flowStates, clock: clock), sealing: sealing)
         let simulated = simulator != nil
@@ -64,7 +65,7 @@ struct ProviderWiring: Sendable {
     /// The account rules for provider identities, shared by the web flow and native Sign in with Apple.
     func makeLinker() -> ExternalIdentityService {
         let providers = configuration
-        return ExternalIdentityService(database: database, clock: clock, audit: audit,
+        return ExternalIdentityService(identities: database.externalIdentities, users: database.users, clock: clock, audit: audit,
                                        linkVerifiedEmails: providers.linkVerifiedEmails, trustsEmail: { providers.trustsEmail(of: $0) })
     }
 
@@ -88,7 +89,8 @@ struct ProviderWiring: Sendable {
         let providers = configuration
         routes(context: context, services: services, publicBase: publicBase).register(into: &router)
         if let apple = registry.apple {
-            let events = AppleAccountEvents(database: services.database, sessions: services.sessions, accounts: services.accounts,
+            let events = AppleAccountEvents(identities: database.externalIdentities, events: database.providerEvents, users: database.users,
+                                            sessions: services.sessions, accounts: services.accounts,
                                             audit: services.audit, clock: services.clock, accountDeletion: providers.appleAccountDeletion)
             AppleNotificationRoutes(apple: apple, events: events, audit: services.audit).register(into: &router)
         }

@@ -26,7 +26,7 @@ struct WebSessionReader: Sendable {
     /// Told of requests carrying a Gatehouse cookie twice (the request's id; never the values).
     let duplicateCookies: @Sendable (Request) -> Void
     /// Chooses each page's language.
-    var languages: Languages = .builtIn
+    let languages: Languages
 
     /// The reader's texts: their saved choice, else what the request asks for.
     func texts(_ request: Request, _ user: User?) -> Texts {

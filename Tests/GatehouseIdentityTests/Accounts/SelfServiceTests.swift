@@ -187,7 +187,7 @@ import Testing
         let fixture = try await Fixture.make()
         let issued = try await fixture.sessions.start(userId: fixture.ada.id, methods: ["pwd"], context: fixture.context)
         _ = try await fixture.accounts.changeName(userId: fixture.ada.id, to: "Ada", context: fixture.context)
-        let bytes = try await AccountDataExport(database: fixture.database, audit: AuditTrail(store: fixture.database.auditLog),
+        let bytes = try await AccountDataExport(stores: .init(fixture.database), audit: AuditTrail(store: fixture.database.auditLog),
                                                 clock: fixture.clock.identity).export(userId: fixture.ada.id, context: fixture.context)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
         let profile = try #require(object["profile"] as? [String: Any])

@@ -109,7 +109,8 @@ import Testing
                                            absoluteExpiresAt: now.addingTimeInterval(7200), ip: nil, userAgent: nil, authMethods: item.methods),
                           user: user)
         }
-        let decider = AuthorizationDecider(authorization: AuthorizationService(database: f.database, settings: GrantFixture.settings,
+        let decider = AuthorizationDecider(authorization: AuthorizationService(codes: f.database.authorizationCodes, consents: f.database.consents,
+                                                                               flowStates: f.database.flowStates, settings: GrantFixture.settings,
                                                                                clock: f.identityClock),
                                            hints: IDTokenHint(settings: GrantFixture.settings, keys: f.keys, clock: f.identityClock))
         let decision = try await decider.decide(request, signedIn: signedIn, requestedAt: now, resumed: item.resumed)

@@ -65,7 +65,7 @@ import Testing
         let handoffs = HandoffTokens(store: database.oneTimeTokens)
         let sessions = SessionService(database: database)
         let audit = AuditTrail(store: database.auditLog)
-        let linker = ExternalIdentityService(database: database, clock: .system, audit: audit, linkVerifiedEmails: false, trustsEmail: { _ in true })
+        let linker = ExternalIdentityService(identities: database.externalIdentities, users: database.users, clock: .system, audit: audit, linkVerifiedEmails: false, trustsEmail: { _ in true })
         let completion = HandoffCompletion(handoffs: handoffs, users: database.users, sessions: sessions, linker: linker, audit: audit)
         let context = ClientContext(ip: "192.0.2.1", userAgent: "handoff-tests")
         let token = try await handoffs.mint(userId: "u1", appID: "app", challenge: PKCE.challenge(for: Self.verifier), authMethods: ["apple"],

@@ -120,7 +120,7 @@ import Testing
                                                            metadata: #"{"callback_schemes":["com.example.b"],"bundle_ids":["com.example.b"]}"#))
         let signIn = NativeSignIn(verifier: item.enabled ? StandInVerifier() : nil,
                                   apps: NativeAppDirectory(registry: registry),
-                                  linker: ExternalIdentityService(database: database, clock: .system, audit: audit, linkVerifiedEmails: false,
+                                  linker: ExternalIdentityService(identities: database.externalIdentities, users: database.users, clock: .system, audit: audit, linkVerifiedEmails: false,
                                                                   trustsEmail: { _ in true }),
                                   audit: audit, replay: SubjectTokenReplayGuard(store: database.flowStates))
         let token = try await item.prepare(database, signIn)
@@ -157,7 +157,7 @@ import Testing
         let registry = ClientRegistry(store: database.oauthClients)
         let web = try await registry.register(ClientRegistration(id: "web", name: "Web", kind: .public, redirectURIs: ["https://web.example.test/cb"]))
         let signIn = NativeSignIn(verifier: StandInVerifier(), apps: NativeAppDirectory(registry: registry),
-                                  linker: ExternalIdentityService(database: database, clock: .system, audit: audit, linkVerifiedEmails: false,
+                                  linker: ExternalIdentityService(identities: database.externalIdentities, users: database.users, clock: .system, audit: audit, linkVerifiedEmails: false,
                                                                   trustsEmail: { _ in true }),
                                   audit: audit, replay: SubjectTokenReplayGuard(store: database.flowStates))
         do {

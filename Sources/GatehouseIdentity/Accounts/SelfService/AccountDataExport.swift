@@ -9,14 +9,38 @@ import GatehouseStore
 /// provider tokens, passkey public keys or credential ids. The export says whether a password is set, not what
 /// it is. Only the owner, after a fresh sign-in (``RecentAuthentication``), gets it; each export is audited.
 public struct AccountDataExport: Sendable {
-    let database: any GatehouseDatabase
+    /// What the export reads: the account and everything that hangs off it.
+    public struct Stores: Sendable {
+        let users: any UserStore
+        let externalIdentities: any ExternalIdentityStore
+        let webAuthnCredentials: any WebAuthnCredentialStore
+        let sessions: any SessionStore
+        let consents: any ConsentStore
+        let refreshTokens: any RefreshTokenStore
+        let auditLog: any AuditLogStore
+
+        public init(users: any UserStore, externalIdentities: any ExternalIdentityStore, webAuthnCredentials: any WebAuthnCredentialStore,
+                    sessions: any SessionStore, consents: any ConsentStore, refreshTokens: any RefreshTokenStore, auditLog: any AuditLogStore) {
+            self.users = users; self.externalIdentities = externalIdentities; self.webAuthnCredentials = webAuthnCredentials
+            self.sessions = sessions; self.consents = consents; self.refreshTokens = refreshTokens; self.auditLog = auditLog
+        }
+
+        /// These stores of `database`.
+        public init(_ database: any GatehouseDatabase) {
+            self.init(users: database.users, externalIdentities: database.externalIdentities, webAuthnCredentials: database.webAuthnCredentials,
+                      sessions: database.sessions, consents: database.consents, refreshTokens: database.refreshTokens,
+                      auditLog: database.auditLog)
+        }
+    }
+
+    let database: Stores
     let audit: AuditTrail
     let clock: IdentityClock
     /// The newest audit entries included (the audit log keeps what the retention setting says).
     public var auditLimit = 1_000
 
-    public init(database: any GatehouseDatabase, audit: AuditTrail, clock: IdentityClock = .system) {
-        self.database = database; self.audit = audit; self.clock = clock
+    public init(stores: Stores, audit: AuditTrail, clock: IdentityClock = .system) {
+        self.database = stores; self.audit = audit; self.clock = clock
     }
 
     /// The export as JSON (UTF-8, sorted keys, dates in ISO 8601 UTC). Throws `notFound` for an unknown account.

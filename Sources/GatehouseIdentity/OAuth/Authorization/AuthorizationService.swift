@@ -12,9 +12,11 @@ public struct AuthorizationService: Sendable {
     /// Requests parked while the user signs in or decides.
     public let pending: PendingAuthorizations
 
-    public init(database: any GatehouseDatabase, settings: OAuthSettings, clock: IdentityClock = .system) {
-        codes = database.authorizationCodes; consents = database.consents; self.settings = settings; self.clock = clock
-        pending = PendingAuthorizations(store: database.flowStates, clock: clock)
+    /// - Parameter flowStates: where requests wait while the user signs in or decides.
+    public init(codes: any AuthorizationCodeStore, consents: any ConsentStore, flowStates: any FlowStateStore, settings: OAuthSettings,
+                clock: IdentityClock = .system) {
+        self.codes = codes; self.consents = consents; self.settings = settings; self.clock = clock
+        pending = PendingAuthorizations(store: flowStates, clock: clock)
     }
 
     /// Whether the user must see the consent page: third-party clients without a remembered consent

@@ -17,8 +17,9 @@ public struct UserGrantRevocation: Sendable {
     let markerLifetime: TimeInterval
     let clock: IdentityClock
 
-    public init(database: any GatehouseDatabase, accessTokenLifetime: TimeInterval, clock: IdentityClock = .system) {
-        refreshTokens = database.refreshTokens; revoked = database.revokedAccessTokens; users = database.users
+    public init(refreshTokens: any RefreshTokenStore, revoked: any RevokedAccessTokenStore, users: any UserStore,
+                accessTokenLifetime: TimeInterval, clock: IdentityClock = .system) {
+        self.refreshTokens = refreshTokens; self.revoked = revoked; self.users = users
         markerLifetime = accessTokenLifetime + 60; self.clock = clock
     }
 

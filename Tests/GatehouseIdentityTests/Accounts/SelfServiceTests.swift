@@ -170,8 +170,9 @@ import Testing
     @Test(arguments: [(nil as String?, "ar"), ("de", "de")])
     func selfServiceMailsAreInTheSavedLanguageElseThePagesOne(saved: String?, expected: String) async throws {
         let fixture = try await Fixture.make()
-        var links = fixture.links
-        links.wording = LanguageEcho()
+        let links = EmailLinks(database: fixture.database, mailer: fixture.mails, accounts: fixture.accounts,
+                               audit: AuditTrail(store: fixture.database.auditLog), clock: fixture.clock.identity,
+                               absoluteURL: { "https://id.example.test" + $0 }, wording: LanguageEcho())
         var ada = fixture.ada
         ada.language = saved
         #expect(try await links.requestEmailChange(user: ada, to: "ada@elsewhere.example", context: fixture.context, language: "ar") == .sent)

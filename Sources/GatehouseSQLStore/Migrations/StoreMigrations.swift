@@ -352,6 +352,7 @@ public enum StoreMigrations {
                     user_id \(t.key) PRIMARY KEY NOT NULL REFERENCES users (id) ON DELETE CASCADE,
                     enabled_at \(t.integer) NOT NULL
                 )\(t.keyedTable);
+                """),
             // A refresh family in one row: a token that names its family and generation rotates by moving
             // `generation` on in place (one page, no index entry), the two times telling a retry in the grace
             // window from a replay. NULL for the opaque tokens issued before, one row per token as they were.

@@ -1,5 +1,6 @@
-"""Self cost (Ir) per function in a callgrind dump, per request: callgrind_top.py FILE REQUESTS [TOP]."""
-import collections, re, sys
+"""Self cost (Ir) per function in a callgrind dump, per request: callgrind_top.py FILE REQUESTS [TOP].
+With INCLUSIVE=1 in the environment, a second list ranks functions by inclusive cost (self plus calls made)."""
+import collections, os, re, sys
 
 names = {}
 def resolve(kind, text):
@@ -11,7 +12,7 @@ def resolve(kind, text):
         names[key] = match.group(2)
     return names.get(key, text)
 
-self_cost, calls = collections.Counter(), collections.Counter()
+self_cost, calls, inclusive = collections.Counter(), collections.Counter(), collections.Counter()
 function = callee = None
 after_calls = False
 for line in open(sys.argv[1]):
@@ -28,6 +29,7 @@ for line in open(sys.argv[1]):
         if len(parts) >= 2:
             if after_calls:
                 after_calls = False   # the inclusive cost of a call, not self cost
+                inclusive[function] += int(parts[1])
             else:
                 self_cost[function] += int(parts[1])
 
@@ -36,3 +38,10 @@ total = sum(self_cost.values())
 print(f"instructions per request: {total / requests:,.0f}")
 for function, cost in self_cost.most_common(int(sys.argv[3]) if len(sys.argv) > 3 else 25):
     print(f"{cost / requests:9,.0f}  {100 * cost / total:5.1f}%  {calls[function] / requests:6.2f} calls  {function[:140]}")
+
+if os.environ.get("INCLUSIVE"):
+    for function in self_cost:
+        inclusive[function] += self_cost[function]
+    print("by inclusive cost:")
+    for function, cost in inclusive.most_common(int(sys.argv[3]) if len(sys.argv) > 3 else 25):
+        print(f"{cost / requests:9,.0f}  {100 * cost / total:5.1f}%  {function[:140]}")

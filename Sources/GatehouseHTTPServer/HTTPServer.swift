@@ -63,13 +63,14 @@ public final class HTTPServer: Sendable {
         // The caps are the gate's (it refuses at once); libmicrohttpd's own limit is only a backstop, set
         // above ours because it is split evenly between its threads. The memory pool is larger than the
         // head limit so a head just under the limit still leaves room to build the answer; the limit
-        // itself is enforced in the access handler (431).
+        // itself is enforced in the access handler (431). libmicrohttpd zeroes the whole pool after every
+        // keep-alive request, so its slack is the 8 KiB the largest screened head needs to be answered, not more.
         let limits = gh_mhd_limits(
             thread_pool_size: UInt32(max(1, configuration.ioThreads)),
             connection_limit: UInt32(min(Int(UInt32.max / 2), configuration.maxConnections * 2 + configuration.healthCheckConnections + 64)),
             per_ip_connection_limit: 0,
             connection_timeout_seconds: UInt32(configuration.connectionTimeoutSeconds),
-            connection_memory_limit: max(configuration.maxHeaderBytes, 4096) + 16 * 1024)
+            connection_memory_limit: max(configuration.maxHeaderBytes, 4096) + 8 * 1024)
         // The daemon holds this pointer for its whole life; released in `stop`.
         let cls = Unmanaged.passRetained(self).toOpaque()
         let started = gh_mhd_start_external(flags, mhdAccessHandler, cls, mhdCompletedHandler, mhdURILogHandler,
@@ -89,7 +90,7 @@ public final class HTTPServer: Sendable {
             minimumBytesPerSecond: configuration.minimumReceiveBytesPerSecond,
             healthCheckConnections: configuration.healthCheckConnections, healthCheckPaths: configuration.healthCheckPaths,
             // Less than libmicrohttpd's memory: a head the screen lets through always leaves it room to answer.
-            screenBytes: max(configuration.maxHeaderBytes, 4096) + 8 * 1024))
+            screenBytes: max(configuration.maxHeaderBytes, 4096) + 2 * 1024))
         self.gate.withLock { $0 = gate }
         let port = ListeningSocket.port(of: listener)
         gate.start()

@@ -21,7 +21,7 @@ struct RFC5322Message: Sendable {
         let text = Self.part(message.textBody, type: "text/plain")
         var from = "<\(configuration.fromAddress)>"
         if let name = configuration.fromName { from = Self.displayName(name, after: "From: ") + " " + from }
-        let headers = [
+        var headers = [
             "Date: \(Self.rfc5322Date(date))",
             "From: \(from)",
             "To: <\(message.to)>",
@@ -29,6 +29,8 @@ struct RFC5322Message: Sendable {
             "Message-ID: <\(Self.randomToken())@\(MailAddress.domain(of: configuration.fromAddress))>",
             "MIME-Version: 1.0",
         ]
+        // RFC 3282: the reader's client may pick a voice or a spell checker by it. Only a plain tag is written.
+        if let language = message.language, Self.isLanguageTag(language) { headers.append("Content-Language: \(language)") }
         let content: String
         if let html = message.htmlBody {
             // "=_" never occurs in quoted-printable output (RFC 2045 §6.7 suggests it), and 128 random bits
@@ -45,6 +47,13 @@ struct RFC5322Message: Sendable {
         envelopeFrom = configuration.fromAddress
         recipients = [message.to]
         data = Array((headers.joined(separator: "\r\n") + "\r\n" + content + "\r\n").utf8)
+    }
+
+    /// A BCP 47 tag's shape (RFC 5646 §2.1): letter-or-digit subtags of 1–8 joined by hyphens, starting with letters.
+    static func isLanguageTag(_ tag: String) -> Bool {
+        let subtags = tag.split(separator: "-", omittingEmptySubsequences: false)
+        guard tag.utf8.count <= 35, let first = subtags.first, first.allSatisfy({ $0.isASCII && $0.isLetter }) else { return false }
+        return subtags.allSatisfy { (1...8).contains($0.count) && $0.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) } }
     }
 
     /// One body (the whole message, or a part of a multipart one): its Content-Type and

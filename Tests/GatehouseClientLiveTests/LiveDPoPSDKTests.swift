@@ -5,6 +5,7 @@ import FoundationNetworking
 import GatehouseClient
 import GatehouseClientOpenSSL
 import GatehouseCrypto
+import GatehouseIdentity
 import GatehouseServer
 import GatehouseStore
 import GatehouseTesting
@@ -98,7 +99,7 @@ import Testing
         // Sign-out revokes the bound family with a proof of its key.
         let family = try #require(await state.currentTokens?.refreshToken)
         try await state.signOut()
-        let revoked = try await live.app.services.database.refreshTokens.find(hash: TokenHash(GatehouseCrypto.SHA256.hash(family)))
+        let revoked = try await live.app.services.database.refreshTokens.find(hash: RefreshTokenValue.storageHash(of: family))
         #expect(revoked?.revokedAt != nil)
     }
 

@@ -70,3 +70,21 @@ import Testing
         #expect(request.cookies["b"] == "2")
     }
 }
+
+@Suite struct CookieGrammarTests {
+    /// Every printable byte in a cookie name: refused exactly when RFC 7230 §3.2.6 lists it as a separator.
+    @Test func namesRefuseExactlyTheSeparators() {
+        let separators = Set("()<>@,;:\\\"/[]?={}".utf8)
+        for byte in UInt8(0x21)...UInt8(0x7E) where byte != UInt8(ascii: ";") && byte != UInt8(ascii: "=") {
+            let name = "a" + String(UnicodeScalar(byte)) + "b"
+            let cookies = RequestCookies(headerValues: ["\(name)=1"])
+            #expect((cookies[name] == "1") == !separators.contains(byte), "byte \(byte)")
+        }
+    }
+
+    @Test func emptyPartsBetweenSemicolonsAreSkipped() {
+        let cookies = RequestCookies(headerValues: [";; a=1;;b=2; ;", "", "c=3"])
+        #expect(cookies.pairs.map(\.name) == ["a", "b", "c"])
+        #expect(cookies["b"] == "2")
+    }
+}

@@ -77,3 +77,21 @@ import Testing
         do { _ = try malformed.json(Payload.self); Issue.record("expected failure") } catch { #expect(error.status == .badRequest) }
     }
 }
+
+@Suite struct MediaTypeTests {
+    private func mediaType(_ value: String?) throws -> String? {
+        var headers = HTTPHeaders()
+        if let value { headers.add("Content-Type", value) }
+        return try Request(method: .post, target: "/", headers: headers).mediaType
+    }
+
+    /// The bare lower-case value is returned as it is; anything else goes through the split, trim and lower-casing.
+    @Test func withoutParametersCaseOrWhitespace() throws {
+        #expect(try mediaType("application/x-www-form-urlencoded") == "application/x-www-form-urlencoded")
+        #expect(try mediaType("Application/X-WWW-Form-URLEncoded; charset=UTF-8") == "application/x-www-form-urlencoded")
+        #expect(try mediaType("  application/json\t; charset=utf-8") == "application/json")
+        #expect(try mediaType("TEXT/ÉTÉ") == "text/été")
+        #expect(try mediaType("") == nil)
+        #expect(try mediaType(nil) == nil)
+    }
+}

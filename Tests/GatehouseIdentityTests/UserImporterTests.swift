@@ -70,4 +70,34 @@ import Testing
         #expect(try await database.users.find(email: "three@example.com") == nil)
         #expect(report.created == 2)
     }
+
+    @Test func everyRowOfEveryBatchIsAuditedOnce() async throws {
+        let (importer, database) = try await Self.importer(batchSize: 300)
+        let text = (1...700).map { #"{"email": "row\#($0)@example.com", "external_id": "\#($0)"}"# }.joined(separator: "\n")
+        let report = try await importer.run(text, dryRun: false)
+        #expect(report.errors.isEmpty && report.created == 700)
+        #expect(try await database.auditLog.count(userId: nil) == 700)
+        for number in [1, 300, 301, 700] {
+            let user = try #require(try await database.users.find(email: "row\(number)@example.com"))
+            let entries = try await database.auditLog.list(userId: user.id, limit: 10)
+            #expect(entries.map(\.event.type) == ["account.imported"] && entries[0].event.details == #"{"by":"import"}"#)
+        }
+        let again = try await importer.run(#"{"email": "row5@example.com", "external_id": "5", "name": "Five"}"#, dryRun: false)
+        #expect(again.updated == 1)
+        let five = try #require(try await database.users.find(email: "row5@example.com"))
+        #expect(try await database.auditLog.list(userId: five.id, limit: 10).map(\.event.type) == ["account.updated", "account.imported"])
+    }
+
+    @Test func conflictsFoundBeforeWritingAreReportedInLineOrderAcrossReadChunks() async throws {
+        let (importer, database) = try await Self.importer()
+        // Accounts created in Gatehouse: a row onto one is a conflict without merge_existing.
+        for number in [3, 300] {
+            try await database.users.create(User(id: "g\(number)", email: "row\(number)@example.com", createdAt: Date()))
+        }
+        let text = (1...400).map { #"{"email": "row\#($0)@example.com"}"# }.joined(separator: "\n")
+        let report = try await importer.run(text, dryRun: false)
+        #expect(report.errors.map(\.line) == [3, 300])
+        #expect(report.created == 0)
+        #expect(try await database.users.count() == 2)
+    }
 }

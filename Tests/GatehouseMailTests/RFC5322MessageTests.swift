@@ -109,4 +109,21 @@ import Testing
         let bytes = message.data
         #expect(!bytes.indices.contains { bytes[$0] == 0x0A && ($0 == 0 || bytes[$0 - 1] != 0x0D) }, "CRLF line endings only")
     }
+
+    @Test func theLanguageIsNamedInContentLanguageWhenItIsAPlainTag() throws {
+        func head(_ language: String?) throws -> String {
+            let message = try RFC5322Message(MailMessage(to: "ada@example.test", subject: "Hi", textBody: "x\n", language: language),
+                                             from: RFC5322MessageTests.configuration)
+            let text = RFC5322MessageTests.text(message)
+            return String(text[..<(text.firstRange(of: "\r\n\r\n")?.lowerBound ?? text.endIndex)])
+        }
+        #expect(try head("ar").contains("\r\nContent-Language: ar\r\n"))
+        #expect(try head("de-CH").contains("Content-Language: de-CH"))
+        #expect(try !head(nil).contains("Content-Language"))
+        // Whatever is not a tag's shape is left out, never written into the head.
+        for hostile in ["en\r\nBcc: eve@example.test", "en us", "", "-en", "toolongsubtag", "ar-"] {
+            #expect(try !head(hostile).contains("Content-Language"), "\(hostile)")
+            #expect(try !head(hostile).contains("Bcc"))
+        }
+    }
 }

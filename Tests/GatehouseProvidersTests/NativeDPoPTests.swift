@@ -52,7 +52,7 @@ import Testing
         let claims = try #require(try await harness.app.services.tokens.validator.verifiedUnexpired(access))
         #expect(claims.confirmationJKT == key.thumbprint)
         let refresh = try #require(body["refresh_token"]?.stringValue)
-        #expect(try await harness.database.refreshTokens.find(hash: TokenHash(SHA256.hash(refresh)))?.dpopJKT == key.thumbprint)
+        #expect(try await harness.database.refreshTokens.find(hash: RefreshTokenValue.storageHash(of: refresh))?.dpopJKT == key.thumbprint)
         let stolen = try await harness.browser().post("/oauth/token", [("grant_type", "refresh_token"), ("refresh_token", refresh),
                                                                        ("client_id", Self.app)])
         #expect(stolen.status == 400 && NativeAppleSignInTests.json(stolen)["error"]?.stringValue == "invalid_grant")

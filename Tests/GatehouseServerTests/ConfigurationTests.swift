@@ -24,6 +24,17 @@ import Testing
         #expect(configuration.demo)
     }
 
+    /// `rate_limits.native_passkey_per_ip` as docs/client-addresses-and-limits.md writes it, and its default.
+    @Test func nativePasskeyLimitSetting() throws {
+        let defaults = try GatehouseConfiguration.load(environment: [:])
+        #expect(defaults.rateLimits.nativePasskeyPerIP == [RateLimitRule(bucket: "native_passkey.ip", limit: 30, window: 60)])
+        let path = try temporaryFile(#"{"rate_limits": {"native_passkey_per_ip": [{"limit": 10, "window_seconds": 60}]}}"#)
+        let configuration = try GatehouseConfiguration.load(environment: [:], configPath: path)
+        #expect(configuration.rateLimits.nativePasskeyPerIP == [RateLimitRule(bucket: "native_passkey.ip.1", limit: 10, window: 60)])
+        let disabled = try GatehouseConfiguration.load(environment: [:], configPath: try temporaryFile(#"{"rate_limits": {"enabled": false}}"#))
+        #expect(disabled.rateLimits.nativePasskeyPerIP.isEmpty)
+    }
+
     @Test(arguments: [
         ("GATEHOUSE_PUBLIC_URL", "ftp://x"), ("GATEHOUSE_PUBLIC_URL", "not a url"), ("GATEHOUSE_PUBLIC_URL", "https://x/?a=1"),
         ("GATEHOUSE_LISTEN", "localhost:8080"), ("GATEHOUSE_LISTEN", "127.0.0.1"), ("GATEHOUSE_LISTEN", "127.0.0.1:99999"),

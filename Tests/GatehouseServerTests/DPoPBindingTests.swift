@@ -95,7 +95,7 @@ import Testing
         let issued = try await redeem(oauth, try #require(code), verifier, proof: key.proof("POST", Self.base + "/oauth/token", iat: now))
         let refresh = try #require(issued.json["refresh_token"] as? String)
         func familyRevoked() async throws -> Bool {
-            try await oauth.gatehouse.database.refreshTokens.find(hash: TokenHash(SHA256.hash(refresh)))?.revokedAt != nil
+            try await oauth.gatehouse.database.refreshTokens.find(hash: RefreshTokenValue.storageHash(of: refresh))?.revokedAt != nil
         }
         // RFC 7009 answers 200 whatever happens; what matters is what was revoked.
         let bare = try await form(oauth, "/oauth/revoke", [("token", refresh), ("client_id", "native-app")])

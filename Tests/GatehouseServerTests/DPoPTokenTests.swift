@@ -49,13 +49,14 @@ import Testing
         #expect(bare.status == 400 && bare.json["error"] as? String == "invalid_grant")
         let foreign = try await refreshRequest(oauth, refresh, proof: thief.proof("POST", Self.tokenURL, iat: now))
         #expect(foreign.status == 400 && foreign.json["error"] as? String == "invalid_grant")
-        #expect(try await oauth.gatehouse.database.refreshTokens.find(hash: TokenHash(SHA256.hash(refresh)))?.rotatedAt == nil)
+        #expect(try await oauth.gatehouse.database.refreshTokens.find(hash: RefreshTokenValue.storageHash(of: refresh))?.generation == 0,
+                "not rotated")
 
         // The owner still refreshes (the refused attempts rotated nothing), and the successor stays bound.
         let owner = try await refreshRequest(oauth, refresh, proof: key.proof("POST", Self.tokenURL, iat: now))
         #expect(owner.status == 200 && owner.json["token_type"] as? String == "DPoP")
         let successor = try #require(owner.json["refresh_token"] as? String)
-        #expect(try await oauth.gatehouse.database.refreshTokens.find(hash: TokenHash(SHA256.hash(successor)))?.dpopJKT == key.thumbprint)
+        #expect(try await oauth.gatehouse.database.refreshTokens.find(hash: RefreshTokenValue.storageHash(of: successor))?.dpopJKT == key.thumbprint)
         let stolenSuccessor = try await refreshRequest(oauth, successor, proof: nil)
         #expect(stolenSuccessor.json["error"] as? String == "invalid_grant")
     }
@@ -185,7 +186,7 @@ import Testing
         let refresh = try #require(password.json["refresh_token"] as? String)
         // A confidential client's refresh token is bound by its secret, not by the key (RFC 9449 §5) — but this
         // client still needs a proof, and its new access token is bound to the key of that proof.
-        #expect(try await oauth.gatehouse.database.refreshTokens.find(hash: TokenHash(SHA256.hash(refresh)))?.dpopJKT == nil)
+        #expect(try await oauth.gatehouse.database.refreshTokens.find(hash: RefreshTokenValue.storageHash(of: refresh))?.dpopJKT == nil)
         let newKey = try DPoPTestKey()
         let refreshed = try await tokenRequest(oauth, [("grant_type", "refresh_token"), ("refresh_token", refresh)],
                                                proofs: [newKey.proof("POST", Self.tokenURL, iat: now)], basic: basic)

@@ -144,7 +144,7 @@ import Testing
         let claims = try #require(try await gatehouse.app.services.tokens.validator.verifiedUnexpired(access))
         #expect(claims.confirmationJKT == key.thumbprint)
         let refresh = try #require(body["refresh_token"] as? String)
-        #expect(try await gatehouse.database.refreshTokens.find(hash: TokenHash(SHA256.hash(refresh)))?.dpopJKT == key.thumbprint)
+        #expect(try await gatehouse.database.refreshTokens.find(hash: RefreshTokenValue.storageHash(of: refresh))?.dpopJKT == key.thumbprint)
         let stolen = try await app.post("/oauth/token", [("grant_type", "refresh_token"), ("refresh_token", refresh), ("client_id", Self.app)])
         #expect(stolen.status == 400, "the family needs the key: \(stolen.text)")
     }

@@ -130,7 +130,7 @@ import Testing
                                           basic: ("web-app", oauth.confidentialSecret))
         #expect(wider.status == 400 && wider.json["error"] as? String == "invalid_scope")
         #expect(issuer.signaturesMade == before)
-        let stored = try await oauth.gatehouse.database.refreshTokens.find(hash: TokenHash(SHA256.hash(refresh)))
+        let stored = try await oauth.gatehouse.database.refreshTokens.find(hash: RefreshTokenValue.storageHash(of: refresh))
         #expect(stored?.rotatedAt == nil && stored?.revokedAt == nil, "still current: the refusals wrote nothing")
         #expect(try await oauth.token([("grant_type", "refresh_token"), ("refresh_token", refresh)],
                                       basic: ("web-app", oauth.confidentialSecret)).status == 200)
@@ -149,7 +149,7 @@ import Testing
         #expect(refused.status == 400 && refused.json["error"] as? String == "invalid_grant")
         #expect((refused.json["error_description"] as? String)?.contains("not available") == true)
         #expect(issuer.signaturesMade == before)
-        let stored = try #require(try await oauth.gatehouse.database.refreshTokens.find(hash: TokenHash(SHA256.hash(refresh))))
+        let stored = try #require(try await oauth.gatehouse.database.refreshTokens.find(hash: RefreshTokenValue.storageHash(of: refresh)))
         #expect(stored.rotatedAt == nil, "nothing rotated")
         #expect(stored.revokedAt != nil, "the family is revoked")
         // Re-enabled, the revoked family stays dead.

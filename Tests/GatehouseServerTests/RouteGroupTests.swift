@@ -15,7 +15,7 @@ import Testing
         "/healthz", "/readyz", "/metrics",
         "/assets/gatehouse.css", "/assets/brand/{name}",
         "/assets/gatehouse-bridge.js", "/assets/gatehouse-bridge-stimulus.js", "/assets/gatehouse-turbo.js",
-        "/assets/native-start.js", "/assets/gatehouse-passkeys.js", "/assets/gatehouse-second-step.js",
+        "/assets/native-start.js", "/assets/gatehouse-passkeys.js",
         "/.well-known/openid-configuration", "/.well-known/oauth-authorization-server", "/oauth/jwks",
         "/configurations/ios_v1.json", "/configurations/android_v1.json",
         "/configurations/ios_v1_rules.json", "/configurations/android_v1_rules.json",

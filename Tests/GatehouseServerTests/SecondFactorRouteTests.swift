@@ -265,14 +265,8 @@ import Testing
             #expect(prompt.text.contains(#"id="second-step-webauthn""#))
             let json = HTMLForm.unescape(try #require(Self.text(between: #"data-options=""#, and: "\"", in: prompt.text)))
             let object = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
-            let options = try #require(object["publicKey"] as? [String: Any])
-            #expect((options["allowCredentials"] as? [Any])?.count == 1, "the user's own credentials, by id")
-            let assertion = try authenticator.assert(challenge: try #require(Base64URL.decode(options["challenge"] as? String ?? "")))
-            return [("csrf_token", BrowserLikeClient.hiddenField("csrf_token", in: prompt.text) ?? ""),
-                    ("challenge", BrowserLikeClient.hiddenField("challenge", in: prompt.text) ?? ""),
-                    ("credential_id", Base64URL.encode(assertion.credentialID)), ("client_data_json", Base64URL.encode(assertion.clientDataJSON)),
-                    ("authenticator_data", Base64URL.encode(assertion.authenticatorData)), ("signature", Base64URL.encode(assertion.signature)),
-                    ("user_handle", assertion.userHandle.map { Base64URL.encode($0) } ?? "")]
+            #expect(((object["publicKey"] as? [String: Any])?["allowCredentials"] as? [Any])?.count == 1, "the user's own credentials, by id")
+            return try SecurityKeySecondStepRouteTests.assertionFields(prompt, authenticator)
         }
         let fields = try assertionFields(try await Self.passwordStep(browser))
         let done = try await browser.post("/sign-in/second-factor/webauthn", fields)

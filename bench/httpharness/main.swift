@@ -1,6 +1,7 @@
 // Serves GET /healthz through the same middleware chain as GatehouseApp (metrics, request id, security
 // headers; access log off as in bench/http.sh), but from a synchronous main with no Swift tasks, so it
-// runs under valgrind (3.19 crashes when libdispatch starts worker threads) for exact instruction counts.
+// runs under valgrind for exact instruction counts without the preloaded dispatch_main the real server needs there
+// (bench/valgrind/dispatch-main.c).
 import GatehouseHTTP
 import GatehouseHTTPServer
 #if canImport(Glibc)

@@ -230,3 +230,18 @@ def test_provider_buttons_have_equal_prominence(server, browsers):
     google = driver.find_element(By.CSS_SELECTOR, "button.provider-google")
     assert google.value_of_css_property("background-color") == "rgba(255, 255, 255, 1)"
     assert google.value_of_css_property("border-top-color") == "rgba(116, 119, 117, 1)"
+
+
+def test_a_palette_failing_wcag_aa_stops_the_server_at_start_up(tmp_path):
+    """The contrast check runs where the operator meets it: `gatehouse serve` refuses the palette with the line
+    docs/branding.md shows, and never listens."""
+    documented = next(line for line in (ROOT / "docs" / "branding.md").read_text().splitlines()
+                      if line.startswith("configuration error: branding.colors:"))
+    config = tmp_path / "gatehouse.json"
+    config.write_text('{"branding": {"product_name": "Acme Cloud", "colors": {"text": "#999999", "background": "#ffffff"}}}')
+    env = dict(os.environ, GATEHOUSE_DATABASE_URL=f"sqlite://{tmp_path}/gatehouse.sqlite", GATEHOUSE_DEMO="0",
+               GATEHOUSE_LISTEN="127.0.0.1:9", GATEHOUSE_PUBLIC_URL="http://127.0.0.1:9")
+    result = subprocess.run([str(BINARY), "serve", "--config", str(config)], env=env, capture_output=True, text=True, timeout=60)
+    assert result.returncode != 0
+    # The command's name, then the documented line, on standard error.
+    assert result.stderr.splitlines() == ["gatehouse: " + documented], result.stdout + result.stderr

@@ -1,8 +1,12 @@
 """Every page in every shipped language: axe-core 4.x finds no WCAG 2.2 A/AA violation, `<html lang dir>` names the
 language (Arabic right to left, its layout mirrored), and the language is chosen as docs/languages.md says — the saved
-choice, then `ui_locales`, then `Accept-Language`. Mails go out in the recipient's language."""
+choice, then `ui_locales`, then `Accept-Language`. Mails go out in the recipient's language.
+
+The page walk runs twice: with the built-in shell, and with the operator's templates of docs/templates.md's example
+(its layout and sign-in block, read from the document itself), so an override is checked as a visitor meets it."""
 import base64
 import hashlib
+import re
 import subprocess
 
 import pytest
@@ -10,7 +14,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 from axe_support import assert_accessible
-from conftest import BINARY, GatehouseProcess, screenshot
+from conftest import BINARY, ROOT, GatehouseProcess, screenshot
 from test_axe import PASSWORD, REDIRECT, SECRET, _stale, submit
 
 LANGUAGES = ["en", "de", "fr", "es", "ja", "ar"]
@@ -22,18 +26,47 @@ AUTHORIZE = (f"/oauth/authorize?response_type=code&client_id=a11y-app&redirect_u
              f"&scope=openid%20email&state=s1&code_challenge={CHALLENGE}&code_challenge_method=S256")
 
 
-@pytest.fixture
-def server(tmp_path):
+BRANDING = {"product_name": "Acme Cloud",
+            "colors": {"primary": "#0b5cad", "background": "#ffffff", "text": "#1a1a1a"},
+            "support_links": [{"label": "Help centre", "url": "https://acme.example/help"}]}
+
+
+def documented_templates():
+    """docs/templates.md's example files (`templates/<path>` followed by its html block), exactly as documented."""
+    text = (ROOT / "docs" / "templates.md").read_text()
+    return dict(re.findall(r"`templates/([a-z/-]+\.html)`:\n\n```html\n(.*?)```", text, re.S))
+
+
+def start(branding):
     process = GatehouseProcess(extra_env={"GATEHOUSE_DEMO": "1"}, config={
-        "branding": {"product_name": "Acme Cloud",
-                     "colors": {"primary": "#0b5cad", "background": "#ffffff", "text": "#1a1a1a"},
-                     "support_links": [{"label": "Help centre", "url": "https://acme.example/help"}]},
+        "branding": branding,
         "clients": [{"id": "a11y-app", "name": "Acme Notes", "type": "confidential", "secret": SECRET,
-                     "redirect_uris": [REDIRECT], "grants": ["authorization_code"], "first_party": False}]})
+                     "redirect_uris": [REDIRECT], "grants": ["authorization_code"], "first_party": False},
+                    {"id": "demo-native", "name": "Acme App", "type": "public", "redirect_uris": ["com.example.demo:/oauth"],
+                     "first_party": True, "native": {"callback_schemes": ["demoapp"], "bundle_ids": ["com.example.demo"]}}]})
     env = {"GATEHOUSE_DATABASE_URL": f"sqlite://{process.dir}/gatehouse.sqlite", "PATH": "/usr/bin:/bin"}
     for email in ("lin@example.com", "mia@example.com"):
         subprocess.run([str(BINARY), "user", "create", "--email", email, "--password-stdin", "--verified"],
                        input=PASSWORD + "\n", text=True, env=env, check=True, capture_output=True)
+    return process
+
+
+@pytest.fixture
+def server():
+    process = start(BRANDING)
+    yield process
+    process.stop()
+
+
+@pytest.fixture
+def templated(tmp_path):
+    """The same brand with docs/templates.md's example layout and sign-in block as its templates folder."""
+    files = documented_templates()
+    assert set(files) == {"layout.html", "pages/sign-in.html"}, files.keys()
+    for name, text in files.items():
+        (tmp_path / "templates" / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "templates" / name).write_text(text)
+    process = start(dict(BRANDING, templates_dir=str(tmp_path / "templates")))
     yield process
     process.stop()
 
@@ -57,6 +90,13 @@ def check(driver, tag, name):
     assert_accessible(driver, f"{tag} {name}")
 
 
+def click(driver, element):
+    """Clicks and waits for the next page to replace this one."""
+    old = driver.find_element(By.TAG_NAME, "html")
+    element.click()
+    WebDriverWait(driver, 15).until(lambda d: _stale(old))
+
+
 def sign_in(driver, base, email):
     driver.get(base + "/sign-in")
     driver.find_element(By.NAME, "email").send_keys(email)
@@ -64,32 +104,65 @@ def sign_in(driver, base, email):
     submit(driver, "/sign-in")
 
 
+@pytest.mark.parametrize("shell", ["built-in", "templated"])
 @pytest.mark.parametrize("tag", LANGUAGES)
-def test_every_page_in_the_language_passes_axe(server, browsers, tag):
+def test_every_page_in_the_language_passes_axe(request, browsers, tag, shell):
+    server = request.getfixturevalue("server" if shell == "built-in" else "templated")
     driver = browser_in(browsers, f"{tag};q=1, en;q=0.5")
     base = server.url
+
+    def visit(name):
+        check(driver, tag, f"{shell}-{name}")
+        # The operator's layout is the page's shell everywhere; its sign-in block only on the sign-in page.
+        assert bool(driver.find_elements(By.CSS_SELECTOR, "header.acme-header")) == (shell == "templated"), name
+        welcome = driver.find_elements(By.CSS_SELECTOR, "p.acme-welcome")
+        assert bool(welcome) == (shell == "templated" and name.startswith("sign-in")), name
+        if welcome:
+            assert welcome[0].text == "Acme Cloud"
+
     for path, name in [("/sign-in", "sign-in"), ("/sign-up", "sign-up"), ("/password/forgot", "forgot"),
                        ("/sign-up/check-email", "check-email"), ("/no-such-page", "error-404")]:
         driver.get(base + path)
-        check(driver, tag, name)
+        visit(name)
     driver.get(base + "/sign-in")
     assert driver.find_element(By.TAG_NAME, "h1").text == SIGN_IN[tag]
     driver.find_element(By.NAME, "email").send_keys("lin@example.com")
     driver.find_element(By.NAME, "password").send_keys("not the password")
     submit(driver, "/sign-in")
     assert driver.find_element(By.ID, "form-error").text
-    check(driver, tag, "sign-in-error")
+    visit("sign-in-error")
     driver.get(base + "/password/forgot")
     driver.find_element(By.NAME, "email").send_keys("lin@example.com")
     submit(driver, "/password/forgot")
-    check(driver, tag, "forgot-sent")
+    visit("forgot-sent")
     driver.get(server.wait_for_link("lin@example.com", "/password/reset/"))
-    check(driver, tag, "reset")
+    visit("reset")
+    # A sign-up's mail leads to the verification page.
+    driver.get(base + "/sign-up")
+    driver.find_element(By.NAME, "email").send_keys(f"new.{tag}@example.com")
+    driver.find_element(By.NAME, "password").send_keys(PASSWORD)
+    submit(driver, "/sign-up")
+    driver.get(server.wait_for_link(f"new.{tag}@example.com", "/email/verify/"))
+    visit("verify")
+    # Signing in from the app: the native start page (held before its script submits it), then the system
+    # browser's "Continue to Acme App?" after the (simulated) provider.
+    driver.execute_cdp_cmd("Network.setBlockedURLs", {"urls": ["*native-start.js"]})
+    driver.get(f"{base}/native/start?provider=google&app=demo-native&challenge={CHALLENGE}")
+    visit("native-start")
+    driver.execute_cdp_cmd("Network.setBlockedURLs", {"urls": []})
+    click(driver, driver.find_element(By.CSS_SELECTOR, "form#native-start button"))
+    for field, value in (("email", f"pat.{tag}@example.com"), ("name", "Pat")):
+        driver.find_element(By.NAME, field).clear()
+        driver.find_element(By.NAME, field).send_keys(value)
+    click(driver, driver.find_element(By.CSS_SELECTOR, 'button[value="allow"]'))
+    assert driver.find_elements(By.CSS_SELECTOR, 'button[name="decision"][value="continue"]'), driver.current_url
+    visit("continue")
+    driver.delete_all_cookies()
     sign_in(driver, base, "lin@example.com")
     for path, name in [("/account", "account"), ("/account/preferences", "preferences"), ("/account/delete", "delete"),
                        (AUTHORIZE, "consent")]:
         driver.get(base + path)
-        check(driver, tag, name)
+        visit(name)
 
 
 def test_arabic_is_laid_out_right_to_left(server, browsers):

@@ -2,7 +2,9 @@
 the account page (the QR code is drawn by Gatehouse; pyotp reads the `otpauth://` URI the page links), sign out,
 sign in with the password and pyotp's code, and the ID token an Authlib client receives says `pwd` + `otp`
 (`acr` mfa). Attacks through the rendered page: the used code again, and brute force to the limit. Then step-up:
-`acr_values` asks a password-only session for its code."""
+`acr_values` asks a password-only session for its code. Last, a security key as the only second step, with
+Chromium's virtual authenticator (CDP `WebAuthn`): turned on from the account page, asked for after the password,
+and its last key refused removal through the rendered form while two-step sign-in is on."""
 import re
 import time
 import urllib.parse
@@ -15,8 +17,9 @@ from authlib.jose import JsonWebKey, JsonWebToken
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
-from conftest import GatehouseProcess, screenshot
+from conftest import GatehouseProcess, free_port, screenshot
 from test_accounts import click_and_wait, fill, sign_in, submit
+from test_passkeys import add_passkey, authenticator, credentials, without_conditional_ui
 
 PASSWORD = "correct horse battery"
 SECRET = "second-factor-secret-0123456789abcdefgh"
@@ -24,12 +27,25 @@ REDIRECT = "http://127.0.0.1:9/2fa/callback"   # nothing listens there: the brow
 MFA = "urn:gatehouse:acr:mfa"
 
 
+CLIENTS = {"clients": [
+    {"id": "mfa-app", "name": "MFA App", "type": "confidential", "secret": SECRET, "redirect_uris": [REDIRECT],
+     "first_party": True},
+]}
+
+
 @pytest.fixture
 def server():
-    process = GatehouseProcess(config={"clients": [
-        {"id": "mfa-app", "name": "MFA App", "type": "confidential", "secret": SECRET, "redirect_uris": [REDIRECT],
-         "first_party": True},
-    ]})
+    process = GatehouseProcess(config=CLIENTS)
+    yield process
+    process.stop()
+
+
+@pytest.fixture
+def key_server():
+    # WebAuthn needs a domain as RP ID (not an IP address): the public URL's host is localhost.
+    port = free_port()
+    process = GatehouseProcess(extra_env={"GATEHOUSE_PUBLIC_URL": f"http://localhost:{port}"}, port=port, config=CLIENTS)
+    process.url = f"http://localhost:{port}"
     yield process
     process.stop()
 
@@ -188,3 +204,50 @@ def test_step_up_asks_a_password_only_session_for_its_code(server, browsers):
     click_and_wait(driver, driver.find_element(By.CSS_SELECTOR, 'form[action="/sign-in/second-factor"] button[type=submit]'))
     claims = id_token_claims(driver, server, *flow)
     assert claims["amr"] == ["pwd", "otp", "mfa"] and claims["acr"] == MFA
+
+
+def test_a_security_key_alone_is_the_second_step_and_its_last_key_stays(key_server, browsers):
+    server = key_server
+    driver = browsers()
+    # Without conditional UI the virtual authenticator does not answer the sign-in page's autofill request by itself.
+    without_conditional_ui(driver)
+    key = authenticator(driver)
+    make_account(driver, server, "kim@example.com")
+    assert "add one under “Passkeys” first" in driver.find_element(By.ID, "two-factor-status").find_element(By.XPATH, "..").text
+    WebDriverWait(driver, 10).until(lambda d: d.find_element(By.ID, "passkey-add").is_displayed())
+    add_passkey(driver, "YubiKey")
+    assert len(credentials(driver, key)) == 1
+    submit(driver, "/account/two-factor/security-key")
+    codes = [item.text for item in driver.find_elements(By.CSS_SELECTOR, "#recovery-codes code")]
+    assert len(codes) == 10, "recovery codes come with the security key, as with an app"
+    driver.get(server.url + "/account")
+    assert "your security key or passkey is asked for after your password" in driver.find_element(By.ID, "two-factor-status").text
+    submit(driver, "/sign-out")
+
+    # The password alone signs nobody in: the prompt asks for the key, its field takes recovery codes.
+    sign_in(driver, server.url, "kim@example.com", PASSWORD)
+    assert driver.get_cookie("gatehouse_session") is None
+    assert driver.find_element(By.CSS_SELECTOR, 'label[for="code"]').text == "Recovery code"
+    button = driver.find_element(By.ID, "second-step-webauthn-button")
+    WebDriverWait(driver, 10).until(lambda d: button.is_displayed())
+    screenshot(driver, "second-factor-security-key-prompt")
+    click_and_wait(driver, button)
+    WebDriverWait(driver, 15).until(lambda d: d.current_url == server.url + "/account")
+    claims = id_token_claims(driver, server, *authorize(driver, server))
+    assert claims["amr"] == ["pwd", "hwk", "user", "mfa"] and claims["acr"] == MFA
+
+    # The only key of a keys-only second step: the rendered remove form is refused, the key stays.
+    driver.get(server.url + "/account")
+    remove = driver.find_element(By.CSS_SELECTOR, 'form[action$="/delete"] button[type=submit]')
+    click_and_wait(driver, remove)
+    assert "This is your only second step, so it cannot be removed." in driver.find_element(By.ID, "form-error").text
+    assert len(driver.find_elements(By.CSS_SELECTOR, "#passkeys tr")) == 1
+    screenshot(driver, "second-factor-last-key-refused")
+    # Turning two-step sign-in off is the explicit way; then the key is only a way in beside the password.
+    submit(driver, "/account/two-factor/remove")
+    assert "notice=two-factor-off" in driver.current_url
+    click_and_wait(driver, driver.find_element(By.CSS_SELECTOR, 'form[action$="/delete"] button[type=submit]'))
+    assert "notice=passkey-removed" in driver.current_url
+    submit(driver, "/sign-out")
+    sign_in(driver, server.url, "kim@example.com", PASSWORD)
+    assert driver.current_url == server.url + "/account", "the password alone again"

@@ -2,7 +2,8 @@ extension JSONValue {
     /// Compact JSON bytes with object members in sorted order (deterministic output).
     public var jsonBytes: [UInt8] {
         var out: [UInt8] = []
-        out.reserveCapacity(128)
+        // An OAuth answer (introspection, userinfo) is 200–400 bytes: one allocation, not three growths.
+        out.reserveCapacity(512)
         write(into: &out)
         return out
     }
@@ -30,11 +31,12 @@ extension JSONValue {
             out.append(UInt8(ascii: "]"))
         case .object(let members):
             out.append(UInt8(ascii: "{"))
-            for (offset, key) in members.keys.sorted().enumerated() {
+            // The members sorted as pairs: sorting the keys and looking each one up again hashed every key twice.
+            for (offset, member) in members.sorted(by: { $0.key < $1.key }).enumerated() {
                 if offset > 0 { out.append(UInt8(ascii: ",")) }
-                Self.writeString(key, into: &out)
+                Self.writeString(member.key, into: &out)
                 out.append(UInt8(ascii: ":"))
-                members[key]!.write(into: &out)
+                member.value.write(into: &out)
             }
             out.append(UInt8(ascii: "}"))
         }

@@ -114,7 +114,7 @@ public struct TokenService: Sendable {
         for kind in Self.lookupOrder(hint) {
             switch kind {
             case .refreshToken:
-                if let stored = try await refreshTokens.find(hash: TokenHash(SHA256.hash(token))) {
+                if let hash = issuer.refreshValue(token).hash, let stored = try await refreshTokens.find(hash: hash) {
                     if holds(stored.clientId, boundTo: stored.dpopJKT) { try await revocation.revokeFamily(stored.familyId) }
                     return
                 }
@@ -156,8 +156,11 @@ public struct TokenService: Sendable {
                     return answer
                 }
             case .refreshToken:
-                if let stored = try await refreshTokens.find(hash: TokenHash(SHA256.hash(token))) {
-                    guard stored.revokedAt == nil, stored.rotatedAt == nil, stored.expiresAt > now, visible(stored.clientId),
+                let presented = issuer.refreshValue(token)
+                if let hash = presented.hash, let stored = try await refreshTokens.find(hash: hash) {
+                    // A family token is active only at the family's current generation (older ones were rotated).
+                    guard stored.revokedAt == nil, stored.rotatedAt == nil, stored.generation == presented.generation,
+                          stored.expiresAt > now, visible(stored.clientId),
                           let user = try await users.find(id: stored.userId), !user.disabled else {
                         return ["active": .bool(false)]
                     }

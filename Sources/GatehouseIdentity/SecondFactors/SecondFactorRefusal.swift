@@ -14,6 +14,12 @@ public enum SecondFactorRefusal: Error, Sendable, Equatable {
     case alreadyEnrolled
     /// Confirm or remove asked for with no enrolment to act on.
     case notEnrolled
+    /// The account's only second factor while two-step sign-in is on: turn it off instead, or add another first.
+    case lastFactor
+    /// Two-step sign-in cannot be turned off: this application the account uses requires it.
+    case requiredByApplication(String)
+    /// Security keys as the second step asked for with no security key or passkey registered.
+    case noSecurityKey
 
     public var message: String {
         switch self {
@@ -23,6 +29,9 @@ public enum SecondFactorRefusal: Error, Sendable, Equatable {
         case .challengeExpired: "This sign-in took too long or was finished elsewhere. Sign in again."
         case .alreadyEnrolled: "An authenticator app is set up already. Remove it first to set up another."
         case .notEnrolled: "No authenticator app is set up on this account."
+        case .lastFactor: "This is your only second step, so it cannot be removed. Add another one first, or turn off two-step sign-in."
+        case .requiredByApplication(let name): "\(name) requires two-step sign-in, so it stays on. Revoke the application's access first."
+        case .noSecurityKey: "Add a security key or passkey first."
         }
     }
 
@@ -34,6 +43,9 @@ public enum SecondFactorRefusal: Error, Sendable, Equatable {
         case .challengeExpired: "challenge_expired"
         case .alreadyEnrolled: "already_enrolled"
         case .notEnrolled: "not_enrolled"
+        case .lastFactor: "last_factor"
+        case .requiredByApplication: "required_by_application"
+        case .noSecurityKey: "no_security_key"
         }
     }
 }

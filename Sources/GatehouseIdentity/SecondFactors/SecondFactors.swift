@@ -12,12 +12,17 @@ import GatehouseStore
 public struct SecondFactors: Sendable {
     /// What the account has.
     public struct Status: Sendable, Equatable {
+        /// A confirmed authenticator app.
         public let totp: Bool
+        /// The user's security keys and passkeys answer the second step (turned on, and one is registered).
+        public let webAuthn: Bool
         public let recoveryCodesLeft: Int
         /// A second step is asked for after the password.
-        public var isEnabled: Bool { totp }
+        public var isEnabled: Bool { totp || webAuthn }
 
-        public init(totp: Bool, recoveryCodesLeft: Int) { self.totp = totp; self.recoveryCodesLeft = recoveryCodesLeft }
+        public init(totp: Bool, webAuthn: Bool = false, recoveryCodesLeft: Int) {
+            self.totp = totp; self.webAuthn = webAuthn; self.recoveryCodesLeft = recoveryCodesLeft
+        }
     }
 
     /// A pending enrolment: the secret for the user's app, as base32 and as an `otpauth://` URI.
@@ -39,21 +44,27 @@ public struct SecondFactors: Sendable {
     let clock: IdentityClock
     /// The `issuer` of the `otpauth://` URI: what authenticator apps show above the code.
     let issuer: String
+    /// The names of the applications the user uses that require multi-factor sign-ins (``TwoStepPolicy``).
+    let applicationsRequiringTwoStep: @Sendable (String) async throws -> [String]
 
     public init(store: any SecondFactorStore, sealing: KeyEncryptionKey, limiter: RateLimiter, limits: RateLimitPolicy, audit: AuditTrail,
-                clock: IdentityClock, issuer: String) {
+                clock: IdentityClock, issuer: String,
+                applicationsRequiringTwoStep: @escaping @Sendable (String) async throws -> [String] = { _ in [] }) {
         self.store = store; self.sealing = sealing; self.limiter = limiter; self.limits = limits; self.audit = audit
-        self.clock = clock; self.issuer = issuer
+        self.clock = clock; self.issuer = issuer; self.applicationsRequiringTwoStep = applicationsRequiringTwoStep
     }
 
     public func status(userID: String) async throws -> Status {
         let factor = try await store.totp(userID: userID)
-        return Status(totp: factor?.confirmedAt != nil, recoveryCodesLeft: try await store.unusedRecoveryCodes(userID: userID))
+        return Status(totp: factor?.confirmedAt != nil, webAuthn: try await store.webAuthnSecondStep(userID: userID),
+                      recoveryCodesLeft: try await store.unusedRecoveryCodes(userID: userID))
     }
 
-    /// Whether a password sign-in of this account needs a second step (a confirmed authenticator app).
+    /// Whether a password sign-in of this account needs a second step: a confirmed authenticator app, or
+    /// the security keys the user chose as the second step.
     public func isRequired(userID: String) async throws -> Bool {
-        try await store.totp(userID: userID)?.confirmedAt != nil
+        if try await store.totp(userID: userID)?.confirmedAt != nil { return true }
+        return try await store.webAuthnSecondStep(userID: userID)
     }
 
     // MARK: Enrolment
@@ -101,12 +112,47 @@ public struct SecondFactors: Sendable {
         return codes
     }
 
-    /// Removes the authenticator app and the recovery codes: the account signs in with its password alone again.
+    /// Lets the user's registered security keys and passkeys answer the second step (with no authenticator
+    /// app needed); returns new recovery codes when the account had none left (shown once).
+    public func useSecurityKeys(userID: String, context: ClientContext) async throws -> [String]? {
+        // On already (a second submission of the form): nothing changes, nothing to audit or show.
+        if try await store.webAuthnSecondStep(userID: userID) { return nil }
+        guard try await store.enableWebAuthnSecondStep(userID: userID, at: clock.now()) else { throw SecondFactorRefusal.noSecurityKey }
+        await audit.record(.secondFactorAdded, userId: userID, context: context, details: ["factor": "webauthn"])
+        guard try await store.unusedRecoveryCodes(userID: userID) == 0 else { return nil }
+        return try await regenerateRecoveryCodes(userID: userID, context: context)
+    }
+
+    /// Removes one second factor while another stays (``TwoStepPolicy``): the last one is refused.
+    public func remove(_ factor: SecondFactorKind, userID: String, context: ClientContext) async throws {
+        let change: TwoStepPolicy.Change = factor == .totp ? .removeAuthenticatorApp : .stopSecurityKeys
+        if let refusal = TwoStepPolicy.refusal(change, status: try await status(userID: userID), requiredBy: []) { throw refusal }
+        // The store decides again under the user row's lock: a concurrent removal may have taken the other one.
+        switch try await store.removeUnlessLast(factor, userID: userID) {
+        case .removed: await audit.record(.secondFactorRemoved, userId: userID, context: context, details: ["factor": factor.rawValue])
+        case .notEnrolled: throw SecondFactorRefusal.notEnrolled
+        case .lastFactor: throw SecondFactorRefusal.lastFactor
+        }
+    }
+
+    /// The user turns two-step sign-in off: the authenticator app, the security-key second step and the
+    /// recovery codes go, and the password alone signs in again — unless an application the account uses
+    /// requires multi-factor sign-ins.
+    public func turnOff(userID: String, context: ClientContext) async throws -> Bool {
+        let status = try await status(userID: userID)
+        let requiredBy = status.isEnabled ? try await applicationsRequiringTwoStep(userID) : []
+        if let refusal = TwoStepPolicy.refusal(.turnOff, status: status, requiredBy: requiredBy) { throw refusal }
+        return try await removeAll(userID: userID, context: context)
+    }
+
+    /// Removes every second factor and the recovery codes: the account signs in with its password alone again.
+    /// An administrator's reset (`actor`) is never refused: it is how a locked-out user gets back in.
     public func removeAll(userID: String, context: ClientContext, by actor: String? = nil) async throws -> Bool {
         let hadTOTP = try await store.deleteTOTP(userID: userID)
+        let hadKeys = try await store.disableWebAuthnSecondStep(userID: userID)
         let hadCodes = try await store.deleteRecoveryCodes(userID: userID) > 0
-        guard hadTOTP || hadCodes else { return false }
-        var details = ["factor": "totp"]
+        guard hadTOTP || hadKeys || hadCodes else { return false }
+        var details = ["factor": hadTOTP || !hadKeys ? "totp" : "webauthn"]
         if let actor { details["by"] = actor }
         await audit.record(actor == nil ? .secondFactorRemoved : .secondFactorsReset, userId: userID, context: context, details: details)
         return true

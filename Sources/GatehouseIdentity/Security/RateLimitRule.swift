@@ -57,6 +57,9 @@ public struct RateLimitPolicy: Sendable {
     /// Mails the account page sends on its owner's request (an address change, a password set-up link), per
     /// account: a stolen or idle session must not turn them into a way to flood an inbox.
     public var accountMailsPerAccount = [RateLimitRule(bucket: "account_mail.account", limit: 5, window: 3600)]
+    /// Native passkey requests (`/native/passkey/options`, `/native/passkey`) per client IP, every request
+    /// counted: each options request stores a challenge, and an app makes two requests per sign-in.
+    public var nativePasskeyPerIP = [RateLimitRule(bucket: "native_passkey.ip", limit: 30, window: 60)]
     /// Admin API (`/admin/v1/`) requests per admin client: 600 a minute, ample for an admin screen or a
     /// nightly sync, small enough that a leaked admin token cannot page through every account in seconds.
     public var adminAPIPerClient = [RateLimitRule(bucket: "admin_api.client", limit: 600, window: 60)]
@@ -83,6 +86,7 @@ public struct RateLimitPolicy: Sendable {
                                      passwordForgotPerAccount: [], passwordResetPerIP: [])
         policy.currentPasswordPerAccount = []
         policy.adminAPIPerClient = []
+        policy.nativePasskeyPerIP = []
         policy.alreadyRegisteredPerRecipient = []
         policy.accountMailsPerAccount = []
         policy.signInPerAccountAnyClient = []

@@ -12,8 +12,9 @@ extension WebAuthnCeremonies {
         try await credentials.rename(credentialID: credentialID, userID: userID, name: name)
     }
 
-    /// Removes one of the user's credentials unless it is the account's last way in.
-    public func remove(credentialID: [UInt8], userID: String) async throws -> IdentityUnlinkOutcome {
-        try await credentials.deleteUnlessLastMethod(credentialID: credentialID, userID: userID)
+    /// Removes one of the user's credentials unless it is the account's last way in, or its last second
+    /// factor while two-step sign-in is on.
+    public func remove(credentialID: [UInt8], userID: String) async throws -> CredentialRemoval {
+        try await credentials.deleteUnlessLast(credentialID: credentialID, userID: userID)
     }
 }

@@ -344,6 +344,23 @@ public enum StoreMigrations {
                 ALTER TABLE authorization_codes ADD COLUMN resources TEXT;
                 ALTER TABLE refresh_tokens ADD COLUMN resources TEXT;
                 """),
+            // The user's choice to let a registered security key or passkey answer the password's second step
+            // (with or without an authenticator app); the row alone is the flag, and it counts only while the
+            // user has a WebAuthn credential.
+            SQLMigration(version: 39, name: "webauthn_second_steps", sql: """
+                CREATE TABLE webauthn_second_steps (
+                    user_id \(t.key) PRIMARY KEY NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+                    enabled_at \(t.integer) NOT NULL
+                )\(t.keyedTable);
+                """),
+            // A refresh family in one row: a token that names its family and generation rotates by moving
+            // `generation` on in place (one page, no index entry), the two times telling a retry in the grace
+            // window from a replay. NULL for the opaque tokens issued before, one row per token as they were.
+            SQLMigration(version: 40, name: "refresh_token_generations", sql: """
+                ALTER TABLE refresh_tokens ADD COLUMN generation \(t.integer);
+                ALTER TABLE refresh_tokens ADD COLUMN generation_at \(t.integer);
+                ALTER TABLE refresh_tokens ADD COLUMN prior_generation_at \(t.integer);
+                """),
         ]
     }
 

@@ -53,7 +53,7 @@ struct SQLRefreshTokenStore<Database: SQLDatabase>: RefreshTokenStore {
         }
     }
 
-    func exchange<Issue: Sendable>(hash: TokenHash, now: Date, graceWindow: TimeInterval,
+    func exchange<Issue: Sendable>(hash: TokenHash, generation: Int64?, now: Date, graceWindow: TimeInterval,
                                    prepare: @escaping @Sendable (RefreshToken, User?) throws -> (replacement: RefreshToken, issue: Issue))
         async throws -> RefreshExchange<Issue> {
         let backend = database.dialect.name
@@ -66,24 +66,44 @@ struct SQLRefreshTokenStore<Database: SQLDatabase>: RefreshTokenStore {
             return try await database.transaction { db in
                 guard let (presented, user) = try db.queryOne(RefreshTokenSQL.findWithUser, [hash], {
                     try RefreshTokenSQL.decodeWithUser($0, backend: backend)
-                }) else { return .unknown }
+                }), (presented.generation == nil) == (generation == nil) else { return .unknown }
                 let (replacement, issue) = try prepare(presented, user)
+                if let generation {
+                    return RefreshTokenSQL.exchange(try RefreshFamilySQL.rotateLocked(presented, presented: generation, replacement: replacement,
+                                                                                      now: now, graceWindow: graceWindow, db), issue)
+                }
                 return RefreshTokenSQL.exchange(try RefreshTokenSQL.rotateLocked(presented, replacement: replacement, now: now,
                                                                                  graceWindow: graceWindow, backend: backend, db), issue)
             }
         }
-        // PostgreSQL: two round trips in the common case: the token with its user, then the claim with the
-        // successor's insert in one statement (see `rotate`); every other case takes `rotate`'s transaction.
+        // PostgreSQL: two round trips in the common case: the token with its user, then the claim (a family's
+        // conditional UPDATE, or an opaque token's claim with the successor's insert in one statement, see
+        // `rotate`); every other case takes a locking transaction.
         guard let (presented, user) = try await database.read({ db in
             try db.queryOne(RefreshTokenSQL.findWithUser, [hash]) { try RefreshTokenSQL.decodeWithUser($0, backend: backend) }
-        }) else { return .unknown }
+        }), (presented.generation == nil) == (generation == nil) else { return .unknown }
         let (replacement, issue) = try prepare(presented, user)
-        if presented.rotatedAt == nil, presented.revokedAt == nil, presented.expiresAt > now, let claimed = try await database.write({ db in
+        let live = presented.revokedAt == nil && presented.expiresAt > now
+        let findForRotationSQL = findForRotationSQL
+        if let generation {
+            if live, presented.generation == generation, replacement.hash == hash, replacement.familyId == presented.familyId,
+               replacement.generation == generation + 1, try await database.write({ db in
+                   try db.run(RefreshFamilySQL.advance, RefreshFamilySQL.advanceBindings(hash: hash, generation: generation, now: now))
+               }) == 1 {
+                return .rotated(issue)
+            }
+            return try await database.transaction { db in
+                guard let locked = try db.queryOne(findForRotationSQL, [hash], { try RefreshTokenSQL.decode($0, backend: backend) })
+                else { return .invalid }
+                return RefreshTokenSQL.exchange(try RefreshFamilySQL.rotateLocked(locked, presented: generation, replacement: replacement,
+                                                                                  now: now, graceWindow: graceWindow, db), issue)
+            }
+        }
+        if presented.rotatedAt == nil, live, let claimed = try await database.write({ db in
             try db.queryOne(RefreshTokenSQL.claimAndInsert.sql, RefreshTokenSQL.claimBindings(replacement, hash: hash, now: now)) { _ in true }
         }), claimed {
             return .rotated(issue)
         }
-        let findForRotationSQL = findForRotationSQL
         return try await database.transaction { db in
             guard let locked = try db.queryOne(findForRotationSQL, [hash], { try RefreshTokenSQL.decode($0, backend: backend) })
             else { return .invalid }
@@ -156,6 +176,7 @@ struct SQLRefreshTokenStore<Database: SQLDatabase>: RefreshTokenStore {
 
 enum RefreshTokenColumn: Int32, SQLColumn {
     case hash, familyId, clientId, userId, scope, authTime, authMethods, createdAt, expiresAt, rotatedAt, revokedAt, dpopJkt, resources
+    case generation, generationAt, priorGenerationAt
 }
 
 /// Statements and rules shared by the operations above and the account page's hot read.
@@ -171,7 +192,7 @@ enum RefreshTokenSQL {
         WITH claimed AS (
             UPDATE refresh_tokens SET rotated_at = \(.now)::bigint
             WHERE hash = \(.presentedHash)::bytea AND family_id = \(.replacement(.familyId))::text
-              AND rotated_at IS NULL AND revoked_at IS NULL AND expires_at > \(.now)::bigint
+              AND rotated_at IS NULL AND generation IS NULL AND revoked_at IS NULL AND expires_at > \(.now)::bigint
             RETURNING \(sql: columns)),
         inserted AS (
             INSERT INTO refresh_tokens (\(sql: columns))
@@ -179,7 +200,7 @@ enum RefreshTokenSQL {
                    \(.replacement(.userId))::text, \(.replacement(.scope))::text, \(.replacement(.authTime))::bigint,
                    \(.replacement(.authMethods))::text, \(.replacement(.createdAt))::bigint,
                    \(.replacement(.expiresAt))::bigint, NULL, NULL, \(.replacement(.dpopJkt))::text,
-                   \(.replacement(.resources))::text FROM claimed)
+                   \(.replacement(.resources))::text, \(.replacement(.generation))::bigint, NULL, NULL FROM claimed)
         SELECT \(sql: columns) FROM claimed
         """
 
@@ -196,6 +217,11 @@ enum RefreshTokenSQL {
     /// (so its `now` is earlier than `rotated_at`) would otherwise see a negative age and pass.
     static func mayRotate(_ token: RefreshToken, now: Date, graceWindow: TimeInterval) -> Bool {
         guard let rotatedAt = token.rotatedAt else { return true }
+        return withinGrace(rotatedAt: rotatedAt, now: now, graceWindow: graceWindow)
+    }
+
+    /// Whether a token replaced at `rotatedAt` is still inside the grace window at `now`.
+    static func withinGrace(rotatedAt: Date, now: Date, graceWindow: TimeInterval) -> Bool {
         let graceMilliseconds = Int64((graceWindow * 1000).rounded())
         guard graceMilliseconds > 0 else { return false }
         return now.millisecondsSinceEpoch - rotatedAt.millisecondsSinceEpoch < graceMilliseconds
@@ -227,6 +253,9 @@ enum RefreshTokenSQL {
         case .revokedAt: token.revokedAt
         case .dpopJkt: token.dpopJKT
         case .resources: token.resources.isEmpty ? String?.none : StoredStringList.encode(token.resources)
+        case .generation: token.generation
+        case .generationAt: token.generationAt
+        case .priorGenerationAt: token.priorGenerationAt
         }
     }
 
@@ -247,7 +276,8 @@ enum RefreshTokenSQL {
     static func rotateLocked(_ found: RefreshToken, replacement: RefreshToken, now: Date, graceWindow: TimeInterval,
                              backend: String, _ db: some SQLConnection) throws -> RefreshRotation {
         var presented = found
-        guard presented.revokedAt == nil, presented.expiresAt > now else { return .invalid }
+        // A family row rotates by generation (`RefreshFamilySQL`), never as an opaque token.
+        guard presented.generation == nil, presented.revokedAt == nil, presented.expiresAt > now else { return .invalid }
         if mayRotate(presented, now: now, graceWindow: graceWindow) {
             guard replacement.familyId == presented.familyId else {
                 throw StoreError.invalidArgument(detail: "replacement refresh token is of another family")
@@ -258,7 +288,7 @@ enum RefreshTokenSQL {
                 // presented token) and that successor is still current; anything else is refused.
                 guard let successor = try db.queryOne(find, [replacement.hash], { try decode($0, backend: backend) }),
                       successor.familyId == presented.familyId, successor.revokedAt == nil, successor.rotatedAt == nil,
-                      successor.expiresAt > now else {
+                      successor.generation == replacement.generation, successor.expiresAt > now else {
                     return .refused
                 }
                 return .rotated(presented)
@@ -312,7 +342,9 @@ enum RefreshTokenSQL {
             authMethods: try StoredStringList.decode(row.text(C.authMethods), column: C.authMethods.name, backend: backend),
             createdAt: row.date(C.createdAt), expiresAt: row.date(C.expiresAt), rotatedAt: row.optionalDate(C.rotatedAt),
             revokedAt: row.optionalDate(C.revokedAt), dpopJKT: row.optionalText(C.dpopJkt),
-            resources: try row.optionalText(C.resources).map { try StoredStringList.decode($0, column: C.resources.name, backend: backend) } ?? [])
+            resources: try row.optionalText(C.resources).map { try StoredStringList.decode($0, column: C.resources.name, backend: backend) } ?? [],
+            generation: row.isNull(C.generation) ? nil : row.int64(C.generation), generationAt: row.optionalDate(C.generationAt),
+            priorGenerationAt: row.optionalDate(C.priorGenerationAt))
     }
 }
 

@@ -4,6 +4,12 @@ import GatehouseStore
 /// TOTP factors and recovery codes, on either backend.
 struct SQLSecondFactorStore<Database: SQLDatabase>: SecondFactorStore {
     let database: Database
+    private let lockUserSQL: String
+
+    init(database: Database) {
+        self.database = database
+        lockUserSQL = "SELECT 1 FROM users WHERE id = ?\(database.dialect.forUpdate)"
+    }
 
     func totp(userID: String) async throws -> TOTPFactor? {
         try await database.read { db in
@@ -51,6 +57,42 @@ struct SQLSecondFactorStore<Database: SQLDatabase>: SecondFactorStore {
     func deleteRecoveryCodes(userID: String) async throws -> Int {
         try await database.write { db in try db.run(SecondFactorSQL.deleteCodes, [userID]) }
     }
+
+    func webAuthnSecondStep(userID: String) async throws -> Bool {
+        try await database.read { db in try db.queryOne(SecondFactorSQL.webAuthnOn, [userID]) { _ in true } } == true
+    }
+
+    func enableWebAuthnSecondStep(userID: String, at: Date) async throws -> Bool {
+        try await database.transaction { [lockUserSQL] db in
+            // The user row locked as a credential's removal locks it: the last key cannot go between the check and the insert.
+            guard try db.queryOne(lockUserSQL, [userID], { _ in true }) == true else { return false }
+            _ = try db.run(SecondFactorSQL.enableWebAuthn, [userID, at, userID])
+            return try db.queryOne(SecondFactorSQL.webAuthnOn, [userID]) { _ in true } == true
+        }
+    }
+
+    func removeUnlessLast(_ factor: SecondFactorKind, userID: String) async throws -> SecondFactorRemoval {
+        try await database.transaction { [lockUserSQL] db in
+            guard try db.queryOne(lockUserSQL, [userID], { _ in true }) == true else { return .notEnrolled }
+            let totp = try db.queryOne(SecondFactorSQL.totpConfirmed, [userID]) { _ in true } == true
+            let webAuthn = try db.queryOne(SecondFactorSQL.webAuthnOn, [userID]) { _ in true } == true
+            switch factor {
+            case .totp:
+                guard totp else { return .notEnrolled }
+                guard webAuthn else { return .lastFactor }
+                _ = try db.run(SecondFactorSQL.deleteTOTP, [userID])
+            case .webAuthn:
+                guard webAuthn else { return .notEnrolled }
+                guard totp else { return .lastFactor }
+                _ = try db.run(SecondFactorSQL.disableWebAuthn, [userID])
+            }
+            return .removed
+        }
+    }
+
+    func disableWebAuthnSecondStep(userID: String) async throws -> Bool {
+        try await database.write { db in try db.run(SecondFactorSQL.disableWebAuthn, [userID]) } == 1
+    }
 }
 
 private enum TOTPColumn: Int32, SQLColumn {
@@ -75,4 +117,15 @@ private enum SecondFactorSQL {
     static let useCode = "UPDATE recovery_codes SET used_at = ? WHERE code_hash = ? AND user_id = ? AND used_at IS NULL"
     static let countUnused = "SELECT COUNT(*) FROM recovery_codes WHERE user_id = ? AND used_at IS NULL"
     static let deleteCodes = "DELETE FROM recovery_codes WHERE user_id = ?"
+    static let totpConfirmed = "SELECT 1 FROM totp_factors WHERE user_id = ? AND confirmed_at IS NOT NULL"
+    /// On: the user's choice, and a credential to answer with.
+    static let webAuthnOn = """
+        SELECT 1 FROM webauthn_second_steps s WHERE s.user_id = ?
+        AND EXISTS (SELECT 1 FROM webauthn_credentials c WHERE c.user_id = s.user_id)
+        """
+    static let enableWebAuthn = """
+        INSERT INTO webauthn_second_steps (user_id, enabled_at) SELECT ?, ?
+        WHERE EXISTS (SELECT 1 FROM webauthn_credentials WHERE user_id = ?) ON CONFLICT (user_id) DO NOTHING
+        """
+    static let disableWebAuthn = "DELETE FROM webauthn_second_steps WHERE user_id = ?"
 }

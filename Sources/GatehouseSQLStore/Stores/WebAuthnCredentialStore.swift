@@ -46,13 +46,20 @@ struct SQLWebAuthnCredentialStore<Database: SQLDatabase>: WebAuthnCredentialStor
         try await database.write { db in try db.run(WebAuthnCredentialSQL.rename, [name, credentialID, userID]) } == 1
     }
 
-    func deleteUnlessLastMethod(credentialID: [UInt8], userID: String) async throws -> IdentityUnlinkOutcome {
+    func deleteUnlessLast(credentialID: [UInt8], userID: String) async throws -> CredentialRemoval {
         // The same shape as unlinking a provider identity: lock the user row, count every way in, delete.
         try await database.transaction { [lockUserSQL] db in
             guard let hasPassword = try db.queryOne(lockUserSQL, [userID], { $0.bool(0) }) else { return .notFound }
             guard try db.queryOne(WebAuthnCredentialSQL.owned, [credentialID, userID], { _ in true }) == true else { return .notFound }
             let others = try db.queryOne(WebAuthnCredentialSQL.otherWaysIn, [userID, userID]) { $0.int(0) } ?? 0
             guard others + (hasPassword ? 1 : 0) > 1 else { return .lastMethod }
+            let credentials = try db.queryOne(WebAuthnCredentialSQL.countOfUser, [userID]) { $0.int(0) } ?? 0
+            if credentials == 1, try db.queryOne(WebAuthnCredentialSQL.secondStepOn, [userID], { _ in true }) == true {
+                // The last key of a security-key second step: refused unless an authenticator app remains, and then
+                // the choice goes with the key (a later key does not silently turn it back on).
+                guard try db.queryOne(WebAuthnCredentialSQL.totpConfirmed, [userID], { _ in true }) == true else { return .lastSecondFactor }
+                _ = try db.run(WebAuthnCredentialSQL.secondStepOff, [userID])
+            }
             _ = try db.run(WebAuthnCredentialSQL.delete, [credentialID, userID])
             return .deleted
         }
@@ -112,6 +119,10 @@ private enum WebAuthnCredentialSQL {
     static let otherWaysIn = """
         SELECT (SELECT COUNT(*) FROM webauthn_credentials WHERE user_id = ?) + (SELECT COUNT(*) FROM external_identities WHERE user_id = ?)
         """
+    static let countOfUser = "SELECT COUNT(*) FROM webauthn_credentials WHERE user_id = ?"
+    static let secondStepOn = "SELECT 1 FROM webauthn_second_steps WHERE user_id = ?"
+    static let secondStepOff = "DELETE FROM webauthn_second_steps WHERE user_id = ?"
+    static let totpConfirmed = "SELECT 1 FROM totp_factors WHERE user_id = ? AND confirmed_at IS NOT NULL"
     static let insertHandle = "INSERT INTO webauthn_user_handles (user_id, handle) VALUES (?, ?) ON CONFLICT (user_id) DO NOTHING"
     static let handleOfUser = "SELECT handle FROM webauthn_user_handles WHERE user_id = ?"
     static let userOfHandle = "SELECT user_id FROM webauthn_user_handles WHERE handle = ?"

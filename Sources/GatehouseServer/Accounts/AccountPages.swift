@@ -46,7 +46,7 @@ struct AccountPages: Sendable {
     /// Form fields are bounded: anything longer is refused before it reaches Argon2id or the store.
     func field(_ form: URLEncodedForm, _ name: String, max: Int = 1024) throws(HTTPError) -> String {
         let value = form[name] ?? ""
-        guard value.utf8.count <= max else { throw HTTPError(.payloadTooLarge, "The \(name.replacingOccurrences(of: "_", with: " ")) is too long.") }
+        guard value.utf8.count <= max else { throw HTTPError(.payloadTooLarge, "A field of this form is too long.") }
         return value
     }
 

@@ -95,6 +95,7 @@ extension AccountPages {
         "name-changed": "notice.name_changed", "email-change-sent": "notice.email_change_sent",
         "email-changed": "notice.email_changed", "password-setup-sent": "notice.password_setup_sent",
         "two-factor-on": "notice.two_factor_on", "two-factor-off": "notice.two_factor_off",
+        "two-factor-app-removed": "notice.two_factor_app_removed", "two-factor-keys-stopped": "notice.two_factor_keys_stopped",
     ]
 
     func signInRedirect(_ request: Request) -> Response {

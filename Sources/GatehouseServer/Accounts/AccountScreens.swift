@@ -49,9 +49,10 @@ extension PageContext {
         }.joined(separator: "\n")
         let methods = providers.methods(user: user, identities: overview.identities, csrf: token, texts: t)
         let apps = try await authorizedApps(consents: overview.consents, grants: overview.grants, csrf: csrf, texts: t)
-        let passkeys = PasskeyScreens.accountSection(try await passkeys.credentials(of: user.id), csrf: csrf, texts: t)
+        let credentials = try await passkeys.credentials(of: user.id)
+        let passkeys = PasskeyScreens.accountSection(credentials, csrf: csrf, texts: t)
         let twoStep: HTML = user.passwordHash == nil ? .empty
-            : Self.secondFactorSection(try await secondFactors.status(userID: user.id), csrf: csrf)
+            : Self.secondFactorSection(try await secondFactors.status(userID: user.id), hasSecurityKey: !credentials.isEmpty, csrf: csrf, texts: t)
         return page(t["account.title"], """
             \(PageLayout.notice(notice, kind: "info"))\(PageLayout.notice(error))
             <p><strong>\(user.displayName ?? user.email)</strong><br><span class="muted">\(user.email) · \(user.emailVerified ? t["account.email_confirmed"] : t["account.email_unconfirmed"])</span></p>

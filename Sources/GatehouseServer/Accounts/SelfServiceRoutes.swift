@@ -20,7 +20,8 @@ extension AccountPages {
             let (form, web, active) = try await reader.signedInForm(request)
             do {
                 // Sent, taken or suppressed: the same answer, so the page never tells whether an address has an account.
-                _ = try await links.requestEmailChange(user: active.user, to: try field(form, "new_email", max: 320), context: request.clientContext)
+                _ = try await links.requestEmailChange(user: active.user, to: try field(form, "new_email", max: 320), context: request.clientContext,
+                                                       language: web.texts.tag)
                 return .redirect(to: "/account?notice=email-change-sent")
             } catch let error as AccountError {
                 return try await context.accountPage(web: web, active: active, error: error == .invalidEmail
@@ -52,7 +53,7 @@ extension AccountPages {
         router.post("/account/password/setup") { request async throws in
             let (_, web, active) = try await reader.signedInForm(request)
             do {
-                try await links.requestPasswordSetup(user: active.user, context: request.clientContext)
+                try await links.requestPasswordSetup(user: active.user, context: request.clientContext, language: web.texts.tag)
                 return .redirect(to: "/account?notice=password-setup-sent")
             } catch let error as AccountError {
                 // The account has a password already: it is changed with the current one, never set by mail here.

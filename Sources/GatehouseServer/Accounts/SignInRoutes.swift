@@ -25,7 +25,7 @@ extension AccountPages {
                 if try await context.secondFactors.isRequired(userID: user.id) {
                     let challenge = try await context.secondSteps.hold(userID: user.id, methods: ["pwd"], returnTo: returnTo,
                                                                        browserBinding: web.csrfBinding)
-                    return try await context.secondStepPrompt(web: web, challenge: challenge, userID: user.id, error: nil)
+                    return try await context.secondStepPrompt(web: web, challenge: challenge, userID: user.id)
                 }
                 // A new session id at every sign-in; any session the browser had is ended.
                 if let old = web.token { try await sessions.end(token: old) }

@@ -154,7 +154,8 @@ public struct GatehouseApp: Sendable {
             NativePasskeyRoutes(apps: NativeAppDirectory(registry: services.tokens.registry), signIn: NativePasskeySignIn(ceremonies: passkeys),
                                 sessions: services.sessions, cookies: services.webSessions.cookies, issuer: services.tokens.issuer,
                                 audit: services.audit, publicOrigin: NativeSignInHTTP.origin(of: configuration.publicURL),
-                                dpop: dpop).register(into: &router)
+                                dpop: dpop, limiter: RateLimiter(store: services.database.rateLimits, clock: services.clock),
+                                limits: configuration.rateLimits).register(into: &router)
             admin.register(into: &router)
             AuthorizeRoutes(parser: AuthorizationRequestParser(registry: services.tokens.registry, resources: configuration.oauth.resources),
                             authorization: services.authorization,

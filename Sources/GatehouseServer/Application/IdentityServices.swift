@@ -114,7 +114,16 @@ public struct IdentityServices: Sendable {
         // The secrets' own derived key: a leak of another sealed value's key opens no authenticator.
         secondFactors = SecondFactors(store: database.secondFactors, sealing: try! KeyEncryptionKey(bytes: secrets.derivedKey("totp-secrets")),
                                       limiter: RateLimiter(store: database.rateLimits, clock: clock), limits: configuration.rateLimits,
-                                      audit: audit, clock: clock, issuer: configuration.passkeys.rpName)
+                                      audit: audit, clock: clock, issuer: configuration.passkeys.rpName,
+                                      applicationsRequiringTwoStep: { [sessions] userID in
+            // The applications the user allowed or that hold the user's tokens, as the account page lists them.
+            let overview = try await sessions.accountOverview(userId: userID)
+            var names: [String] = []
+            for id in Set(overview.consents.map(\.clientId) + overview.grants.map(\.clientId)).sorted() {
+                if let client = try await clients.find(id: id), client.requiresMFA { names.append(client.name) }
+            }
+            return names
+        })
         secondSteps = SecondStepChallenges(store: database.oneTimeTokens, clock: clock)
         webSessions = WebSessionReader(sessions: sessions, cookies: cookies, csrf: CSRFTokens(key: secrets.derivedKey("csrf")),
                                        duplicateCookies: { request in

@@ -44,19 +44,17 @@ enum ScriptAssets {
 
     /// `/assets/gatehouse-passkeys.js`: the page side of the WebAuthn ceremonies. The sign-in page's
     /// "Sign in with a passkey" button and conditional mediation (the browser offers passkeys in the email
-    /// field's autofill), and the account page's "Add a passkey" form. Options come from and answers go to
-    /// Gatehouse as forms carrying the page's CSRF token; without WebAuthn the passkey parts stay hidden.
+    /// field's autofill), the account page's "Add a passkey" form, and a security key or passkey answering
+    /// the sign-in's second step (the prompt's own options, the answer posted as a form beside the code
+    /// form). Options come from and answers go to Gatehouse as forms carrying the page's CSRF token; without
+    /// WebAuthn the passkey parts stay hidden. Its words come from the page's data attributes.
     static let passkeys = file("gatehouse-passkeys.js")
-
-    /// `/assets/gatehouse-second-step.js`: a security key or passkey answering the sign-in's second step — the
-    /// ceremony with the prompt's own options, the answer posted as a form beside the code form.
-    static let secondStep = file("gatehouse-second-step.js")
 
     /// Serves every script at its path (outside the no-store group: the scripts change only with a release).
     static func register(into router: inout Router) {
         for (path, bytes) in [("/assets/gatehouse-bridge.js", bridge), ("/assets/gatehouse-bridge-stimulus.js", stimulus),
                               ("/assets/gatehouse-turbo.js", turboAdapter), ("/assets/native-start.js", nativeStart),
-                              ("/assets/gatehouse-passkeys.js", passkeys), ("/assets/gatehouse-second-step.js", secondStep)] {
+                              ("/assets/gatehouse-passkeys.js", passkeys)] {
             register(path, bytes, into: &router)
         }
     }

@@ -21,6 +21,7 @@ enum RateLimitsConfigParser {
         ("password_reset_per_ip", \.passwordResetPerIP, "password_reset.ip"),
         ("current_password_per_account", \.currentPasswordPerAccount, "password_check.account"),
         ("admin_api_per_client", \.adminAPIPerClient, "admin_api.client"),
+        ("native_passkey_per_ip", \.nativePasskeyPerIP, "native_passkey.ip"),
         ("already_registered_per_recipient", \.alreadyRegisteredPerRecipient, "already_registered.recipient"),
     ] }
 

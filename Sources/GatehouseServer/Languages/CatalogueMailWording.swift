@@ -12,7 +12,11 @@ struct CatalogueMailWording: MailWording {
         var values = values
         values["product"] = productName
         values["lang"] = t.tag
-        if let templated = templates.mail(kind, to: recipient, values: values) { return templated }
+        // The operator's template is in one language, which the server's default names best.
+        if var templated = templates.mail(kind, to: recipient, values: values) {
+            templated.language = languages.defaultTag
+            return templated
+        }
         let (subject, body) = switch kind {
         case .passwordReset: ("mail.reset.subject", "mail.reset.body")
         case .passwordResetNoAccount: ("mail.reset.subject", "mail.reset_no_account.body")
@@ -24,6 +28,6 @@ struct CatalogueMailWording: MailWording {
         case .passwordSetup: ("mail.password_setup.subject", "mail.password_setup.body")
         }
         return MailMessage(to: recipient, subject: t(subject, values),
-                           textBody: t(body, values) + "\n\n" + t("mail.signature", values))
+                           textBody: t(body, values) + "\n\n" + t("mail.signature", values), language: t.tag)
     }
 }

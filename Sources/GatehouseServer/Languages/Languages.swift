@@ -9,7 +9,7 @@ struct Languages: Sendable {
     let defaultTag: String
     private let byTag: [String: Catalogue]
     private let english: Catalogue
-    private let keysByEnglish: [String: String]
+    private let englishMessages: EnglishMessageIndex
 
     /// The tags shipped, in the order the language setting lists them.
     static let shippedTags = ["en", "de", "fr", "es", "ja", "ar"]
@@ -35,13 +35,12 @@ struct Languages: Sendable {
         self.uiLocalesCookie = uiLocalesCookie
         byTag = Dictionary(catalogues.map { ($0.tag, $0) }, uniquingKeysWith: { first, _ in first })
         english = byTag["en"] ?? catalogues[0]
-        keysByEnglish = Dictionary(english.messages.filter { $0.key.hasPrefix("message.") }.map { ($0.value, $0.key) },
-                                   uniquingKeysWith: { first, _ in first })
+        englishMessages = EnglishMessageIndex(english: english.messages)
         self.defaultTag = byTag[defaultTag] == nil ? english.tag : defaultTag
     }
 
     /// The texts in `tag`'s language (English for a tag not shipped).
-    func texts(_ tag: String) -> Texts { Texts(byTag[tag] ?? english, fallback: english, keysByEnglish: keysByEnglish) }
+    func texts(_ tag: String) -> Texts { Texts(byTag[tag] ?? english, fallback: english, englishMessages: englishMessages) }
 
     /// The cookie `/oauth/authorize` sets from `ui_locales` for the rest of the flow (sign-in, sign-up, consent):
     /// a browser-session cookie, replaced by the next authorization request's.

@@ -13,22 +13,22 @@ struct Texts: Sendable {
     let fallback: Catalogue
     let plural: PluralCategory.Rule
     /// English text → key, for messages that reach a page as English sentences (``translating(_:)``).
-    let keysByEnglish: [String: String]
+    let englishMessages: EnglishMessageIndex
     /// The reader's saved IANA time zone for the times on the page; nil: UTC.
     var timeZone: String?
 
-    init(_ catalogue: Catalogue, fallback: Catalogue, keysByEnglish: [String: String] = [:]) {
+    init(_ catalogue: Catalogue, fallback: Catalogue, englishMessages: EnglishMessageIndex = .empty) {
         self.catalogue = catalogue
         self.fallback = fallback
-        self.keysByEnglish = keysByEnglish
+        self.englishMessages = englishMessages
         plural = .forLanguage(Languages.primary(catalogue.tag))
     }
 
     /// A message the domain or the HTTP layer wrote in English (an `HTTPError`'s public message, a password
-    /// rule) in this language: the English catalogue's `message.*` entry with that exact text names the key.
-    /// Text no catalogue holds is shown as it is.
+    /// rule) in this language: the English catalogue's `message.*` entry with that text names the key (a
+    /// `{name}` in it matching one word, which is carried over). Text no catalogue holds is shown as it is.
     func translating(_ english: String) -> String {
-        keysByEnglish[english].map { self[$0] } ?? english
+        englishMessages.lookUp(english).map { self($0.key, $0.arguments) } ?? english
     }
 
     /// The `lang` attribute's value.

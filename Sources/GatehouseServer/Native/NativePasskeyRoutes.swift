@@ -25,16 +25,32 @@ struct NativePasskeyRoutes: Sendable {
     let publicOrigin: String
     /// The request's DPoP proof for `response=tokens`, checked as the token endpoint checks it (nonces included).
     let dpop: DPoPRequests
+    /// Both endpoints together, per client address (`rate_limits.native_passkey_per_ip`).
+    let limiter: RateLimiter
+    let limits: RateLimitPolicy
 
     func register(into router: inout Router) {
         router.post("/native/passkey/options") { request async throws in
-            await answer { try await options(request) }
+            if let refused = try await limited(request) { return refused }
+            return await answer { try await options(request) }
         }
         router.post("/native/passkey") { request async throws in
+            if let refused = try await limited(request) { return refused }
             var response = await answer { try await finish(request) }
             dpop.addNonce(&response)
             return response
         }
+    }
+
+    /// Counts the request before anything is parsed or stored; over the limit, 429 `slow_down` (RFC 6749 JSON)
+    /// with `Retry-After`, and nothing else happens.
+    private func limited(_ request: Request) async throws -> Response? {
+        guard !limits.nativePasskeyPerIP.isEmpty,
+              let wait = try await limiter.hit(limits.nativePasskeyPerIP, key: limits.ipKey(request.clientContext.ip)) else { return nil }
+        var response = NativeSignInHTTP.error(NativeSignInHTTP.invalid("Too many passkey requests from this address. Try again later.",
+                                                                       status: 429, code: .slowDown, reason: "rate_limited"))
+        response.headers.set("Retry-After", String(max(1, Int(wait.rounded(.up)))))
+        return response
     }
 
     private func answer(_ body: () async throws -> Response) async -> Response {

@@ -183,8 +183,10 @@ struct NativeRoutes: Sendable {
     }
 
     private func linkTicket(_ request: Request) async throws -> Response {
+        // The web view's script shows the description on the page, so it is in the page's language.
+        let t = layout.languages.texts(for: request)
         func refuse(_ status: HTTPStatus, _ code: OAuthError.Code, _ description: String) -> Response {
-            return Response.json(["error": code.rawValue, "error_description": description], status: status)
+            return Response.json(["error": code.rawValue, "error_description": t.translating(description)], status: status)
         }
         guard request.headers["Origin"] == publicOrigin else {
             return refuse(.forbidden, .invalidRequest, "Cross-origin requests are not accepted here.")
@@ -205,7 +207,7 @@ struct NativeRoutes: Sendable {
             return refuse(.forbidden, .loginRequired, "Sign in again to link a new way of signing in.")
         }
         do { try AccountStanding.requireLinking(active.user) } catch {
-            return refuse(.forbidden, .accessDenied, error.message)
+            return refuse(.forbidden, .accessDenied, error.text(t))
         }
         let response = Response.json(["ticket": try await confirmations.mintLinkTicket(userId: active.user.id, appID: app.clientID,
                                                                                                  challenge: challenge)])

@@ -34,7 +34,7 @@ struct PasskeyRoutes: Sendable {
                 do {
                     signIn = try await ceremonies.finishAuthentication(flowBinding: binding(web), response: response, context: request.clientContext)
                 } catch let refusal as WebAuthnRefusal {
-                    return Self.refused(refusal)
+                    return Self.refused(refusal, web.texts)
                 }
                 // A new session id at every sign-in; any session the browser had is ended.
                 if let old = web.token { try await context.sessions.end(token: old) }
@@ -50,7 +50,7 @@ struct PasskeyRoutes: Sendable {
         router.post("/account/passkeys/options") { request async throws in
             try await json {
                 let (_, web, active) = try await reader.signedInForm(request)
-                guard isRecent(active) else { return Self.reauthRequired }
+                guard isRecent(active) else { return Self.reauthRequired(web.texts) }
                 let options = try await ceremonies.startRegistration(user: active.user, flowBinding: binding(web))
                 return .json(bytes: PasskeyJSON.creation(options).jsonBytes)
             }
@@ -58,7 +58,7 @@ struct PasskeyRoutes: Sendable {
         router.post("/account/passkeys") { request async throws in
             try await json {
                 let (form, web, active) = try await reader.signedInForm(request)
-                guard isRecent(active) else { return Self.reauthRequired }
+                guard isRecent(active) else { return Self.reauthRequired(web.texts) }
                 let response = RegistrationResponse(
                     credentialID: try bytes(form, "credential_id"), clientDataJSON: try bytes(form, "client_data_json"),
                     attestationObject: try bytes(form, "attestation_object"),
@@ -67,7 +67,7 @@ struct PasskeyRoutes: Sendable {
                     _ = try await ceremonies.finishRegistration(userID: active.user.id, flowBinding: binding(web), response: response,
                                                                 name: form["name"] ?? "", context: request.clientContext)
                 } catch let refusal as WebAuthnRefusal {
-                    return Self.refused(refusal)
+                    return Self.refused(refusal, web.texts)
                 }
                 return .json(bytes: JSONValue.object(["redirect": .string("/account?notice=passkey-added")]).jsonBytes)
             }
@@ -93,6 +93,9 @@ struct PasskeyRoutes: Sendable {
                 throw HTTPError(.notFound, "There is no such passkey on your account.")
             case .lastMethod:
                 return try await context.accountPage(web: web, active: active, error: AccountError.lastSignInMethod.text(web.texts), status: .conflict)
+            case .lastSecondFactor:
+                return try await context.accountPage(web: web, active: active, error: SecondFactorRefusal.lastFactor.text(web.texts),
+                                                     status: .conflict)
             case .deleted:
                 await context.audit.record(.passkeyRemoved, userId: active.user.id, context: request.clientContext,
                                            details: ["credential": Base64URL.encode(id)])
@@ -138,13 +141,13 @@ struct PasskeyRoutes: Sendable {
         return Response.json(bytes: JSONValue.object(["error": .string(message)]).jsonBytes, status: status)
     }
 
-    static func refused(_ refusal: WebAuthnRefusal) -> Response {
-        error(refusal == .signCountRegression ? "This passkey looks copied; it was not accepted. Use another way to sign in."
-              : "The passkey was not accepted. Try again.", status: .badRequest)
+    /// The script shows `error` as it is: in the page's language.
+    static func refused(_ refusal: WebAuthnRefusal, _ t: Texts) -> Response {
+        error(t[refusal == .signCountRegression ? "passkeys.copied" : "passkeys.not_accepted"], status: .badRequest)
     }
 
-    static var reauthRequired: Response {
-        var response = error(AccountError.reauthenticationRequired.message, status: .forbidden)
+    static func reauthRequired(_ t: Texts) -> Response {
+        var response = error(AccountError.reauthenticationRequired.text(t), status: .forbidden)
         response.headers.set("Location", reauthPath)
         return response
     }

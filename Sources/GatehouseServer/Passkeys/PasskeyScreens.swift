@@ -8,10 +8,18 @@ import GatehouseStore
 enum PasskeyScreens {
     static let script: HTML = #"<script src="/assets/gatehouse-passkeys.js" defer></script>"#
 
+    /// The script's words in the page's language: a ceremony cancelled (or timed out) and one that failed.
+    /// `securityKey`: the second step's words ("security key"), else the passkey ceremonies'.
+    static func scriptWords(_ t: Texts, securityKey: Bool = false) -> HTML {
+        let cancelled = t[securityKey ? "second_step.key_cancelled" : "passkeys.script_cancelled"]
+        let failed = t[securityKey ? "second_step.key_failed" : "passkeys.script_failed"]
+        return #" data-cancelled="\#(cancelled)" data-failed="\#(failed)""#
+    }
+
     /// The "Sign in with a passkey" block; the email field beside it carries `autocomplete="username webauthn"`.
     static func signInButton(csrf: String, returnTo: String?, texts t: Texts) -> HTML {
         """
-        <section id="passkey-sign-in" data-passkey hidden data-options-url="/passkeys/sign-in/options" data-finish-url="/passkeys/sign-in" data-return-to="\(returnTo ?? "")">
+        <section id="passkey-sign-in" data-passkey hidden data-options-url="/passkeys/sign-in/options" data-finish-url="/passkeys/sign-in" data-return-to="\(returnTo ?? "")"\(scriptWords(t))>
         \(PageLayout.hidden("csrf_token", csrf))
         <button type="button" id="passkey-sign-in-button" class="secondary">\(t["passkeys.sign_in"])</button>
         <p class="notice error" role="alert" data-passkey-error hidden></p>
@@ -26,7 +34,7 @@ enum PasskeyScreens {
         """
         <section id="passkey-sign-up" data-passkey hidden>
         <h2>\(t["passkeys.sign_up_title"])</h2>
-        <form id="passkey-sign-up-form" method="post" action="/sign-up/passkey" data-options-url="/sign-up/passkey/options">
+        <form id="passkey-sign-up-form" method="post" action="/sign-up/passkey" data-options-url="/sign-up/passkey/options"\(scriptWords(t))>
         \(PageLayout.hidden("csrf_token", csrf))
         <label for="passkey-email">\(t["field.email"])</label><input id="passkey-email" name="email" type="email" autocomplete="email" required>
         <label for="passkey-display-name">\(t["field.name"]) <span class="muted">\(t["field.optional"])</span></label><input id="passkey-display-name" name="name" type="text" autocomplete="name">
@@ -59,7 +67,7 @@ enum PasskeyScreens {
         return """
             <h2>\(t["passkeys.title"])</h2>
             \(list)
-            <form id="passkey-add" data-passkey hidden method="post" action="/account/passkeys" data-options-url="/account/passkeys/options">\(csrf)
+            <form id="passkey-add" data-passkey hidden method="post" action="/account/passkeys" data-options-url="/account/passkeys/options"\(scriptWords(t))>\(csrf)
             <label for="passkey-name">\(t["passkeys.new_name"])</label><input id="passkey-name" name="name" maxlength="64" value="\(t["passkeys.default_name"])">
             <button type="submit">\(t["passkeys.add"])</button>
             <p class="notice error" role="alert" data-passkey-error hidden></p></form>

@@ -40,7 +40,7 @@ struct PasskeySignUpRoutes: Sendable {
                                                       browserBinding: Array(web.csrfBinding.utf8), response: response, name: "Passkey",
                                                       context: request.clientContext)
                 } catch let refusal as WebAuthnRefusal {
-                    return PasskeyRoutes.refused(refusal)
+                    return PasskeyRoutes.refused(refusal, web.texts)
                 }
                 switch outcome {
                 case .created(let user): try? await links.sendVerification(to: user)

@@ -23,7 +23,7 @@ struct ProviderPages: Sendable {
         guard !shown.isEmpty else { return .empty }
         let forms = shown.map { button -> HTML in
             """
-            <form method="post" action="/auth/\(button.id)" class="provider"><input type="hidden" name="csrf_token" value="\(csrf)">\
+            <form method="post" action="/auth/\(button.id)" class="provider"\(Self.bridgeMessages(t))><input type="hidden" name="csrf_token" value="\(csrf)">\
             \(returnTo.map { PageLayout.hidden("return_to", $0) } ?? .empty)\
             <button type="submit" class="provider-button provider-\(button.id)">\(t("providers.sign_in_with", ["provider": button.label]))</button></form>
             """
@@ -51,11 +51,17 @@ struct ProviderPages: Sendable {
         let linked = Set(identities.map(\.provider))
         let forms = buttons.filter { !linked.contains($0.id) }.map { button -> HTML in
             """
-            <form method="post" action="/auth/\(button.id)/link" class="provider">\(token)\
+            <form method="post" action="/auth/\(button.id)/link" class="provider"\(Self.bridgeMessages(t))>\(token)\
             <button type="submit" class="secondary">\(t("providers.link", ["provider": button.label]))</button></form>
             """
         }.joined(separator: "\n")
         return (items, forms)
+    }
+
+    /// What the app bridge's script (gatehouse-bridge.js) may have to say next to a provider form, in the page's
+    /// language: it holds no words of its own. `{error}` is the code the app reported.
+    static func bridgeMessages(_ t: Texts) -> HTML {
+        #" data-sign-in-incomplete="\#(t["bridge.sign_in_incomplete"])" data-link-failed="\#(t["bridge.link_failed"])""#
     }
 
     /// Before an account is deleted: the provider tokens to revoke afterwards (its identities go with it).

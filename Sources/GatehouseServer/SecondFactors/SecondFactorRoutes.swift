@@ -1,6 +1,7 @@
 import Foundation
 import GatehouseHTTP
 import GatehouseIdentity
+import GatehouseStore
 
 /// Second factors on the web: the sign-in's second step (after the password step held the sign-in,
 /// ``SecondStepChallenges``) and the account page's set-up, new recovery codes and removal, each
@@ -25,7 +26,7 @@ struct SecondFactorRoutes: Sendable {
             do {
                 pending = try await steps.take(challenge, browserBinding: web.csrfBinding)
             } catch let refusal as SecondFactorRefusal {
-                return context.signInPage(web: web, email: "", returnTo: nil, error: refusal.message, status: .badRequest, invalid: [])
+                return context.signInPage(web: web, email: "", returnTo: nil, error: refusal.text(web.texts), status: .badRequest, invalid: [])
             }
             let method: SecondFactors.Method
             do {
@@ -33,7 +34,7 @@ struct SecondFactorRoutes: Sendable {
             } catch let refusal as SecondFactorRefusal {
                 // A new challenge for the next try (until the first one's deadline): every answer spent one.
                 let next = try await steps.hold(pending)
-                var response = try await context.secondStepPrompt(web: web, challenge: next, userID: pending.userID, error: refusal.message,
+                var response = try await context.secondStepPrompt(web: web, challenge: next, userID: pending.userID, refusal: refusal,
                                                                   status: refusal.isRateLimit ? .tooManyRequests : .unauthorized)
                 if case .rateLimited(let wait) = refusal { response.headers.set("Retry-After", String(Int(wait.rounded(.up)))) }
                 return response
@@ -49,7 +50,7 @@ struct SecondFactorRoutes: Sendable {
             do {
                 pending = try await steps.take(challenge, browserBinding: web.csrfBinding)
             } catch let refusal as SecondFactorRefusal {
-                return context.signInPage(web: web, email: "", returnTo: nil, error: refusal.message, status: .badRequest, invalid: [])
+                return context.signInPage(web: web, email: "", returnTo: nil, error: refusal.text(web.texts), status: .badRequest, invalid: [])
             }
             let added: [String]
             do {
@@ -58,7 +59,7 @@ struct SecondFactorRoutes: Sendable {
             } catch is WebAuthnRefusal {
                 let next = try await steps.hold(pending)
                 return try await context.secondStepPrompt(web: web, challenge: next, userID: pending.userID,
-                                                          error: "The security key or passkey was not accepted. Try again, or enter a code.",
+                                                          error: web.texts["second_step.key_refused"],
                                                           status: .unauthorized)
             }
             var methods = pending.methods
@@ -66,7 +67,7 @@ struct SecondFactorRoutes: Sendable {
             return try await finish(pending, methods: methods, secondFactor: "webauthn", web: web, request: request)
         }
         // Step-up: an application asked for a multi-factor sign-in (acr_values, require_mfa) and the session has
-        // one factor. The code prompt again, for the signed-in user; or, without a second factor, the way to set one up.
+        // one factor. The second step again, for the signed-in user; or, without a second factor, the way to set one up.
         router.get("/sign-in/step-up", head: .servedByGet) { request async throws in
             let web = try await reader.read(request)
             let returnTo = ReturnPath.validated(request.query["return_to"])
@@ -76,8 +77,8 @@ struct SecondFactorRoutes: Sendable {
             guard try await factors.isRequired(userID: active.user.id) else { return context.stepUpEnrolPage(web: web) }
             let challenge = try await steps.hold(userID: active.user.id, methods: active.session.authMethods, returnTo: returnTo,
                                                  browserBinding: web.csrfBinding)
-            return try await context.secondStepPrompt(web: web, challenge: challenge, userID: active.user.id, error: nil,
-                                                      info: "The application asks you to confirm it is you with your authenticator app.")
+            return try await context.secondStepPrompt(web: web, challenge: challenge, userID: active.user.id,
+                                                      info: web.texts["second_step.step_up_info"])
         }
         router.post("/account/two-factor/setup") { request async throws in
             let (_, web, active) = try await reader.signedInForm(request)
@@ -99,7 +100,7 @@ struct SecondFactorRoutes: Sendable {
                 return .redirect(to: "/account?notice=two-factor-on")
             } catch let refusal as SecondFactorRefusal {
                 guard let enrolment = try await factors.pendingTOTP(user: active.user) else { return .redirect(to: "/account") }
-                return context.totpSetupPage(web: web, enrolment: enrolment, error: refusal.message,
+                return context.totpSetupPage(web: web, enrolment: enrolment, error: refusal.text(web.texts),
                                              status: refusal.isRateLimit ? .tooManyRequests : .unprocessableContent)
             }
         }
@@ -110,12 +111,47 @@ struct SecondFactorRoutes: Sendable {
             return context.recoveryCodesPage(web: web, codes: try await factors.regenerateRecoveryCodes(userID: active.user.id,
                                                                                                         context: request.clientContext))
         }
-        router.post("/account/two-factor/remove") { request async throws in
-            let (_, _, active) = try await reader.signedInForm(request)
+        // The security keys and passkeys the user registered, as the second step (with or without an app).
+        router.post("/account/two-factor/security-key") { request async throws in
+            let (_, web, active) = try await reader.signedInForm(request)
             guard isRecent(active) else { return .redirect(to: Self.reauthPath) }
-            _ = try await factors.removeAll(userID: active.user.id, context: request.clientContext)
+            do {
+                if let codes = try await factors.useSecurityKeys(userID: active.user.id, context: request.clientContext) {
+                    return context.recoveryCodesPage(web: web, codes: codes)
+                }
+                return .redirect(to: "/account?notice=two-factor-on")
+            } catch let refusal as SecondFactorRefusal {
+                return try await refused(refusal, web: web, active: active)
+            }
+        }
+        for (path, factor, notice) in [("/account/two-factor/totp/remove", SecondFactorKind.totp, "two-factor-app-removed"),
+                                       ("/account/two-factor/security-key/remove", .webAuthn, "two-factor-keys-stopped")] {
+            router.post(path) { request async throws in
+                let (_, web, active) = try await reader.signedInForm(request)
+                guard isRecent(active) else { return .redirect(to: Self.reauthPath) }
+                do {
+                    try await factors.remove(factor, userID: active.user.id, context: request.clientContext)
+                } catch let refusal as SecondFactorRefusal {
+                    return try await refused(refusal, web: web, active: active)
+                }
+                return .redirect(to: "/account?notice=" + notice)
+            }
+        }
+        router.post("/account/two-factor/remove") { request async throws in
+            let (_, web, active) = try await reader.signedInForm(request)
+            guard isRecent(active) else { return .redirect(to: Self.reauthPath) }
+            do {
+                _ = try await factors.turnOff(userID: active.user.id, context: request.clientContext)
+            } catch let refusal as SecondFactorRefusal {
+                return try await refused(refusal, web: web, active: active)
+            }
             return .redirect(to: "/account?notice=two-factor-off")
         }
+    }
+
+    /// A change the rules refuse: the account page again, saying why (409: nothing changed).
+    func refused(_ refusal: SecondFactorRefusal, web: WebSession, active: ActiveSession) async throws -> Response {
+        try await context.accountPage(web: web, active: active, error: refusal.text(web.texts), status: .conflict)
     }
 
     /// The second step passed: a new session (any the browser had ends) with the methods proven, and on to where it was going.

@@ -16,7 +16,7 @@ struct SecondStepWebAuthn: Sendable {
     static func binding(challenge: String) -> TokenHash { TokenHash(SHA256.hash("second-step:" + challenge)) }
 
     /// The prompt's "Use a security key or passkey" block, when the user has a WebAuthn credential.
-    func block(userID: String, challenge: String, csrf: String) async throws -> HTML {
+    func block(userID: String, challenge: String, csrf: String, texts t: Texts) async throws -> HTML {
         let credentials = try await ceremonies.credentials(of: userID)
         guard !credentials.isEmpty else { return .empty }
         // The credentials named by id; user verification preferred (a security key without a PIN still proves possession).
@@ -25,12 +25,12 @@ struct SecondStepWebAuthn: Sendable {
                                                                requireUserVerification: false)
         let json = String(decoding: PasskeyJSON.request(options).jsonBytes, as: UTF8.self)
         return """
-            <section id="second-step-webauthn" data-second-step hidden data-options="\(json)" data-finish-url="\(Self.finishPath)">
+            <section id="second-step-webauthn" data-passkey hidden data-options="\(json)" data-finish-url="\(Self.finishPath)"\(PasskeyScreens.scriptWords(t, securityKey: true))>
             \(PageLayout.hidden("csrf_token", csrf))\(PageLayout.hidden("challenge", challenge))
-            <button type="button" id="second-step-webauthn-button" class="secondary">Use a security key or passkey</button>
-            <p class="notice error" role="alert" data-second-step-error hidden></p>
+            <button type="button" id="second-step-webauthn-button" class="secondary">\(t["second_step.use_key"])</button>
+            <p class="notice error" role="alert" data-passkey-error hidden></p>
             </section>
-            <script src="/assets/gatehouse-second-step.js" defer></script>
+            \(PasskeyScreens.script)
             """
     }
 

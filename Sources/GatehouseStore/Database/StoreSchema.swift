@@ -44,6 +44,8 @@ public enum StoreSchema {
         Version(number: 32, name: "recovery_codes"),
         Version(number: 33, name: "users_language_and_time_zone"),
         Version(number: 38, name: "authorization_bindings"),
+        Version(number: 39, name: "webauthn_second_steps"),
+        Version(number: 40, name: "refresh_token_generations"),
     ]
 
     /// The version this build expects after `migrate()`.

@@ -22,14 +22,25 @@ public struct RefreshToken: Sendable, Equatable {
     /// The APIs the family's authorization named (`resource`, RFC 8707): its refreshes may ask for these
     /// only. Empty: any registered API.
     public var resources: [String]
+    /// A family row (a token that names its family and generation): the generation currently valid.
+    /// nil: an opaque token, one row per token, rotated by marking it and inserting its successor.
+    /// A family row is never marked rotated: a rotation moves its generation on, in place.
+    public var generation: Int64?
+    /// When the current generation was issued (the last rotation); nil before the first.
+    public var generationAt: Date?
+    /// When the generation before it was issued: how a replay two or more generations old is told from a
+    /// retry inside the grace window.
+    public var priorGenerationAt: Date?
 
     public init(hash: TokenHash, familyId: String, clientId: String, userId: String, scope: String, authTime: Date,
                 authMethods: [String], createdAt: Date, expiresAt: Date, rotatedAt: Date? = nil, revokedAt: Date? = nil,
-                dpopJKT: String? = nil, resources: [String] = []) {
+                dpopJKT: String? = nil, resources: [String] = [], generation: Int64? = nil, generationAt: Date? = nil,
+                priorGenerationAt: Date? = nil) {
         self.hash = hash; self.familyId = familyId; self.clientId = clientId; self.userId = userId; self.scope = scope
         self.authTime = authTime; self.authMethods = authMethods; self.createdAt = createdAt; self.expiresAt = expiresAt
         self.rotatedAt = rotatedAt; self.revokedAt = revokedAt; self.dpopJKT = dpopJKT
         self.resources = resources
+        self.generation = generation; self.generationAt = generationAt; self.priorGenerationAt = priorGenerationAt
     }
 }
 
@@ -87,7 +98,14 @@ public protocol RefreshTokenStore: Sendable {
     /// whatever it wants back — and then rotates exactly as ``rotate(hash:replacement:now:graceWindow:)``.
     /// `prepare` runs once per found token, before anything is written; when it throws, nothing is written
     /// and its error is rethrown. It may run on a database thread: it must only compute, never wait.
-    func exchange<Issue: Sendable>(hash: TokenHash, now: Date, graceWindow: TimeInterval,
+    ///
+    /// `generation` is the one a family token names (nil: an opaque token). For a family row the rules are
+    /// the same, counted in generations: the current one rotates by one `UPDATE` of the row (its generation
+    /// moves on; `replacement` must be the row at the next generation, nothing is inserted); the one before,
+    /// inside the grace window since it was replaced, is served again (nothing written); an older one inside
+    /// the window is `.refused`; any older one outside it revokes the family (`.reused`). `prepare` is shown
+    /// the stored row, whose `generation` is the current one, not necessarily the presented one.
+    func exchange<Issue: Sendable>(hash: TokenHash, generation: Int64?, now: Date, graceWindow: TimeInterval,
                                    prepare: @escaping @Sendable (_ presented: RefreshToken, _ user: User?) throws
                                        -> (replacement: RefreshToken, issue: Issue)) async throws -> RefreshExchange<Issue>
     /// Revokes every token of a family; returns how many were still live.
@@ -105,4 +123,13 @@ public protocol RefreshTokenStore: Sendable {
     /// Clients with live refresh tokens for a user, one entry per client (oldest grant), ordered by client id.
     func activeGrants(userId: String, now: Date) async throws -> [ActiveGrant]
     func purgeExpired(now: Date, limit: Int) async throws -> Int
+}
+
+extension RefreshTokenStore {
+    /// ``exchange(hash:generation:now:graceWindow:prepare:)`` of an opaque token.
+    public func exchange<Issue: Sendable>(hash: TokenHash, now: Date, graceWindow: TimeInterval,
+                                          prepare: @escaping @Sendable (_ presented: RefreshToken, _ user: User?) throws
+                                              -> (replacement: RefreshToken, issue: Issue)) async throws -> RefreshExchange<Issue> {
+        try await exchange(hash: hash, generation: nil, now: now, graceWindow: graceWindow, prepare: prepare)
+    }
 }

@@ -35,4 +35,38 @@ public protocol SecondFactorStore: Sendable {
     /// Deletes every recovery code of the user; how many.
     @discardableResult
     func deleteRecoveryCodes(userID: String) async throws -> Int
+
+    /// Whether the user's security keys and passkeys answer the second step: the user turned it on and
+    /// still has a WebAuthn credential.
+    func webAuthnSecondStep(userID: String) async throws -> Bool
+
+    /// Turns the security-key second step on, only when the user has a WebAuthn credential; whether it is on.
+    func enableWebAuthnSecondStep(userID: String, at: Date) async throws -> Bool
+
+    /// Removes one second factor (a confirmed authenticator app, or the security-key second step) unless
+    /// it is the last one: one transaction that locks the user row first, so two removals racing on an
+    /// account's last two factors (or on a factor and the last security key) cannot both succeed.
+    func removeUnlessLast(_ factor: SecondFactorKind, userID: String) async throws -> SecondFactorRemoval
+
+    /// Turns the security-key second step off whatever else the account has (two-step sign-in turned off, an
+    /// administrator's reset); whether it was on.
+    @discardableResult
+    func disableWebAuthnSecondStep(userID: String) async throws -> Bool
+}
+
+/// The second factors one at a time.
+public enum SecondFactorKind: String, Sendable, Equatable, CaseIterable {
+    /// A confirmed authenticator app.
+    case totp
+    /// The user's security keys and passkeys at the second step.
+    case webAuthn = "webauthn"
+}
+
+/// What ``SecondFactorStore/removeUnlessLast(_:userID:)`` did.
+public enum SecondFactorRemoval: Sendable, Equatable {
+    case removed
+    /// The account did not have that factor.
+    case notEnrolled
+    /// It was the account's only second factor: nothing removed.
+    case lastFactor
 }

@@ -21,9 +21,10 @@ public protocol WebAuthnCredentialStore: Sendable {
     func rename(credentialID: [UInt8], userID: String, name: String) async throws -> Bool
 
     /// Deletes the user's credential unless it is the account's last way in (no password, no other
-    /// credential, no linked identity): one transaction that locks the user row first, so two removals
-    /// racing on an account's last two ways in cannot both succeed.
-    func deleteUnlessLastMethod(credentialID: [UInt8], userID: String) async throws -> IdentityUnlinkOutcome
+    /// credential, no linked identity) or the last second factor (the security-key second step on, no
+    /// authenticator app, no other credential): one transaction that locks the user row first, so two
+    /// removals racing on an account's last two ways in (or last two keys) cannot both succeed.
+    func deleteUnlessLast(credentialID: [UInt8], userID: String) async throws -> CredentialRemoval
 
     /// Deletes every credential of the user (the first proof of an address by someone who did not show they
     /// made them); returns how many.
@@ -35,6 +36,16 @@ public protocol WebAuthnCredentialStore: Sendable {
 
     /// The user whose handle this is.
     func userID(handle: [UInt8]) async throws -> String?
+}
+
+/// What ``WebAuthnCredentialStore/deleteUnlessLast(credentialID:userID:)`` did.
+public enum CredentialRemoval: Sendable, Equatable {
+    case deleted
+    case notFound
+    /// The account's only way in: nothing deleted.
+    case lastMethod
+    /// The account's only second factor while two-step sign-in is on: nothing deleted.
+    case lastSecondFactor
 }
 
 /// Outstanding WebAuthn challenges; each is single-use.

@@ -161,6 +161,30 @@ import Testing
         #expect(try await fixture.links.requestPasswordSetup(user: kim, context: fixture.context) == false, "a per-account mail limit")
     }
 
+    /// Words each mail with the kind as its subject and keeps the language it was asked for.
+    struct LanguageEcho: MailWording {
+        func message(_ kind: MailKind, to recipient: String, language: String?, values: [String: String]) -> MailMessage {
+            MailMessage(to: recipient, subject: kind.rawValue, textBody: values["link"] ?? "", language: language)
+        }
+    }
+
+    @Test(arguments: [(nil as String?, "ar"), ("de", "de")])
+    func selfServiceMailsAreInTheSavedLanguageElseThePagesOne(saved: String?, expected: String) async throws {
+        let fixture = try await Fixture.make()
+        let links = EmailLinks(database: fixture.database, mailer: fixture.mails, accounts: fixture.accounts,
+                               audit: AuditTrail(store: fixture.database.auditLog), clock: fixture.clock.identity,
+                               absoluteURL: { "https://id.example.test" + $0 }, wording: LanguageEcho())
+        var ada = fixture.ada
+        ada.language = saved
+        #expect(try await links.requestEmailChange(user: ada, to: "ada@elsewhere.example", context: fixture.context, language: "ar") == .sent)
+        #expect(await fixture.mails.to("ada@elsewhere.example").map(\.language) == [expected])
+        #expect(await fixture.mails.to("ada@example.com").map(\.language) == [expected], "the notice to the old address too")
+        var lin = try await fixture.accounts.createByOperator(email: "lin@example.com", password: nil, displayName: nil, verified: true)
+        lin.language = saved
+        #expect(try await links.requestPasswordSetup(user: lin, context: fixture.context, language: "ar"))
+        #expect(await fixture.mails.to("lin@example.com").map(\.language) == [expected])
+    }
+
     @Test func theExportHoldsTheAccountsDataAndNoSecret() async throws {
         let fixture = try await Fixture.make()
         let issued = try await fixture.sessions.start(userId: fixture.ada.id, methods: ["pwd"], context: fixture.context)

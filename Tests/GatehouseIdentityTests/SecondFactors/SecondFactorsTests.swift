@@ -23,10 +23,12 @@ import Testing
         try await database.users.create(user)
     }
 
-    static func factors(_ database: any GatehouseDatabase, clock: ManualClock, key: KeyEncryptionKey) -> SecondFactors {
+    /// `requiredBy`: the applications requiring two-step sign-in that the user uses.
+    static func factors(_ database: any GatehouseDatabase, clock: ManualClock, key: KeyEncryptionKey,
+                        requiredBy: [String] = []) -> SecondFactors {
         SecondFactors(store: database.secondFactors, sealing: key, limiter: RateLimiter(store: database.rateLimits, clock: clock.identity),
                       limits: RateLimitPolicy(), audit: AuditTrail(store: database.auditLog, clock: clock.identity), clock: clock.identity,
-                      issuer: "Example & Co")
+                      issuer: "Example & Co", applicationsRequiringTwoStep: { _ in requiredBy })
     }
 
     func code(_ enrolment: SecondFactors.Enrolment, offset: Int64 = 0) -> String {

@@ -84,4 +84,63 @@ struct SecondFactorStoreTests {
             #expect(try await db.secondFactors.unusedRecoveryCodes(userID: "u1") == 0)
         }
     }
+
+    static func key(_ id: [UInt8], user: String = "u1") -> WebAuthnCredential {
+        WebAuthnCredential(credentialID: id, userID: user, publicKey: [0xa5, 0x01], algorithm: -7, signCount: 0, backupEligible: false,
+                           backedUp: false, userVerified: false, aaguid: [UInt8](repeating: 0, count: 16), attestation: "none",
+                           transports: ["usb"], name: "Key", createdAt: TestTime.at(1))
+    }
+
+    @Test(arguments: StoreBackends.all)
+    func theSecurityKeyStepNeedsAKeyAndTheLastFactorStays(_ backend: StoreBackend) async throws {
+        try await withDatabase(backend) { db in
+            try await db.users.create(.fixture("u1"))
+            let store = db.secondFactors
+            #expect(try await store.enableWebAuthnSecondStep(userID: "u1", at: TestTime.at(1)) == false, "no key to answer with")
+            #expect(try await store.webAuthnSecondStep(userID: "u1") == false)
+            #expect(try await store.enableWebAuthnSecondStep(userID: "ghost", at: TestTime.at(1)) == false)
+            try await db.webAuthnCredentials.create(Self.key([1]))
+            try await db.webAuthnCredentials.create(Self.key([2]))
+            #expect(try await store.enableWebAuthnSecondStep(userID: "u1", at: TestTime.at(2)))
+            #expect(try await store.enableWebAuthnSecondStep(userID: "u1", at: TestTime.at(3)), "on already: still on")
+            #expect(try await store.webAuthnSecondStep(userID: "u1"))
+            // The only factor: neither the step nor the last key goes; one of two keys may.
+            #expect(try await store.removeUnlessLast(.webAuthn, userID: "u1") == .lastFactor)
+            #expect(try await store.removeUnlessLast(.totp, userID: "u1") == .notEnrolled)
+            #expect(try await db.webAuthnCredentials.deleteUnlessLast(credentialID: [1], userID: "u1") == .deleted)
+            #expect(try await db.webAuthnCredentials.deleteUnlessLast(credentialID: [2], userID: "u1") == .lastSecondFactor)
+            #expect(try await db.webAuthnCredentials.credentials(userID: "u1").count == 1)
+            // With an authenticator app beside it, either goes, but not both.
+            _ = try await store.startTOTP(Self.factor())
+            #expect(try await store.removeUnlessLast(.totp, userID: "u1") == .notEnrolled, "a pending app is no factor")
+            _ = try await store.confirmTOTP(userID: "u1", step: 1, at: TestTime.at(4))
+            let outcomes = try await withThrowingTaskGroup(of: SecondFactorRemoval.self) { group in
+                for kind in SecondFactorKind.allCases { group.addTask { try await store.removeUnlessLast(kind, userID: "u1") } }
+                return try await group.reduce(into: [SecondFactorRemoval]()) { $0.append($1) }
+            }
+            #expect(outcomes.sorted { "\($0)" < "\($1)" } == [.lastFactor, .removed])
+            #expect(try await store.webAuthnSecondStep(userID: "u1") != (try await store.totp(userID: "u1") != nil), "exactly one remains")
+            let wasOn = try await store.webAuthnSecondStep(userID: "u1")
+            #expect(try await store.disableWebAuthnSecondStep(userID: "u1") == wasOn)
+            #expect(try await store.webAuthnSecondStep(userID: "u1") == false)
+        }
+    }
+
+    @Test(arguments: StoreBackends.all)
+    func theLastKeyTakesTheStepWithItWhenAnAppRemains(_ backend: StoreBackend) async throws {
+        try await withDatabase(backend) { db in
+            try await db.users.create(.fixture("u1"))
+            let store = db.secondFactors
+            try await db.webAuthnCredentials.create(Self.key([1]))
+            #expect(try await store.enableWebAuthnSecondStep(userID: "u1", at: TestTime.at(1)))
+            _ = try await store.startTOTP(Self.factor())
+            _ = try await store.confirmTOTP(userID: "u1", step: 1, at: TestTime.at(2))
+            #expect(try await db.webAuthnCredentials.deleteUnlessLast(credentialID: [1], userID: "u1") == .deleted)
+            // A key added later does not turn the step back on by itself.
+            try await db.webAuthnCredentials.create(Self.key([2]))
+            #expect(try await store.webAuthnSecondStep(userID: "u1") == false)
+            _ = try await db.users.delete(id: "u1")
+            #expect(try await store.webAuthnSecondStep(userID: "u1") == false)
+        }
+    }
 }

@@ -75,8 +75,8 @@ struct WebAuthnStoreTests {
             #expect(try await db.webAuthnCredentials.rename(credentialID: [1], userID: "u2", name: "mine now") == false)
             #expect(try await db.webAuthnCredentials.rename(credentialID: [1], userID: "u1", name: "Phone"))
             #expect(try await db.webAuthnCredentials.credential(id: [1])?.name == "Phone")
-            #expect(try await db.webAuthnCredentials.deleteUnlessLastMethod(credentialID: [1], userID: "u2") == .notFound)
-            #expect(try await db.webAuthnCredentials.deleteUnlessLastMethod(credentialID: [1], userID: "u1") == .deleted)
+            #expect(try await db.webAuthnCredentials.deleteUnlessLast(credentialID: [1], userID: "u2") == .notFound)
+            #expect(try await db.webAuthnCredentials.deleteUnlessLast(credentialID: [1], userID: "u1") == .deleted)
             #expect(try await db.webAuthnCredentials.credential(id: [1]) == nil)
         }
     }
@@ -106,9 +106,9 @@ struct WebAuthnStoreTests {
             try await db.webAuthnCredentials.create(Self.credential([1]))
             try await db.webAuthnCredentials.create(Self.credential([2], at: 2))
             let store = db.webAuthnCredentials
-            let outcomes = try await withThrowingTaskGroup(of: IdentityUnlinkOutcome.self) { group in
-                for id in [[UInt8]([1]), [2]] { group.addTask { try await store.deleteUnlessLastMethod(credentialID: id, userID: "u1") } }
-                return try await group.reduce(into: [IdentityUnlinkOutcome]()) { $0.append($1) }
+            let outcomes = try await withThrowingTaskGroup(of: CredentialRemoval.self) { group in
+                for id in [[UInt8]([1]), [2]] { group.addTask { try await store.deleteUnlessLast(credentialID: id, userID: "u1") } }
+                return try await group.reduce(into: [CredentialRemoval]()) { $0.append($1) }
             }
             #expect(outcomes.sorted { "\($0)" < "\($1)" } == [.deleted, .lastMethod])
             #expect(try await db.webAuthnCredentials.credentials(userID: "u1").count == 1)
@@ -117,7 +117,7 @@ struct WebAuthnStoreTests {
             #expect(try await db.externalIdentities.deleteUnlessLastMethod(provider: "github", subject: "42", userId: "u1") == .deleted)
             try await db.externalIdentities.create(ExternalIdentity(provider: "github", subject: "42", userId: "u1", createdAt: TestTime.at(3)))
             let remaining = try #require(try await db.webAuthnCredentials.credentials(userID: "u1").first)
-            #expect(try await db.webAuthnCredentials.deleteUnlessLastMethod(credentialID: remaining.credentialID, userID: "u1") == .deleted)
+            #expect(try await db.webAuthnCredentials.deleteUnlessLast(credentialID: remaining.credentialID, userID: "u1") == .deleted)
             #expect(try await db.externalIdentities.deleteUnlessLastMethod(provider: "github", subject: "42", userId: "u1") == .lastMethod)
         }
     }

@@ -16,4 +16,15 @@ struct PostgresOAuthConcurrencyTests {
             await first.close()
         }
     }
+
+    @Test func familyRotationsAreSingleUseAcrossInstances() async throws {
+        try await withPostgresSchema { schema in
+            let first = try await PostgresDatabase.open(url: schema.url())
+            _ = try await first.migrate()
+            let second = try await PostgresDatabase.open(url: schema.url())
+            try await OAuthRaces.familyRotationsHoldAcrossInstances(first, second, rounds: 15)
+            await second.close()
+            await first.close()
+        }
+    }
 }

@@ -18,4 +18,16 @@ struct SQLiteOAuthConcurrencyTests {
         await second.close()
         await first.close()
     }
+
+    @Test func familyRotationsAreSingleUseAcrossInstances() async throws {
+        let folder = TemporaryFolder.make()
+        defer { folder.remove() }
+        let url = "sqlite://" + folder.appending("oauth.sqlite")
+        let first = try await SQLiteDatabase.open(url: url)
+        _ = try await first.migrate()
+        let second = try await SQLiteDatabase.open(url: url)
+        try await OAuthRaces.familyRotationsHoldAcrossInstances(first, second, rounds: 15)
+        await second.close()
+        await first.close()
+    }
 }

@@ -36,6 +36,15 @@ extension RefreshToken {
     }
 }
 
+extension RefreshToken {
+    /// A family row of family `family` at `generation`, never rotated before (no generation times).
+    static func familyFixture(_ seed: String, family: String = "f1", generation: Int64 = 0, created: Double = 0) -> RefreshToken {
+        var token = RefreshToken.fixture(seed, family: family, created: created)
+        token.generation = generation
+        return token
+    }
+}
+
 /// Creates users `u1` and `u2` and clients `c1` and `c2`.
 func createOAuthParties(_ db: any GatehouseDatabase) async throws {
     try await db.users.create(.fixture("u1"))

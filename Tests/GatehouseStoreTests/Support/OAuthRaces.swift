@@ -39,4 +39,36 @@ enum OAuthRaces {
             #expect(rotated == 1, "round \(round): \(rotated) rotations")
         }
     }
+
+    /// Per round: 8 exchanges of one family row's current generation, split over the two instances, no grace
+    /// window: exactly one moves the generation on; every other is a replay (or finds the family revoked by one).
+    static func familyRotationsHoldAcrossInstances(_ first: any GatehouseDatabase, _ second: any GatehouseDatabase,
+                                                   rounds: Int) async throws {
+        try await createOAuthParties(first)
+        for round in 0..<rounds {
+            let seed = "family\(round)"
+            try await first.refreshTokens.create(.familyFixture(seed, family: seed))
+            let outcomes = try await withThrowingTaskGroup(of: String.self) { group in
+                for caller in 0..<8 {
+                    let tokens = caller % 2 == 0 ? first.refreshTokens : second.refreshTokens
+                    group.addTask {
+                        let outcome = try await tokens.exchange(hash: testHash(seed), generation: 0, now: TestTime.at(1), graceWindow: 0) {
+                            _, _ in (RefreshToken.familyFixture(seed, family: seed, generation: 1), caller)
+                        }
+                        switch outcome {
+                        case .rotated: return "rotated"
+                        case .reused: return "reused"
+                        case .invalid: return "invalid"
+                        case .refused: return "refused"
+                        case .unknown: return "unknown"
+                        }
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(outcomes.filter { $0 == "rotated" }.count == 1, "round \(round): \(outcomes)")
+            #expect(outcomes.allSatisfy { ["rotated", "reused", "invalid"].contains($0) }, "round \(round): \(outcomes)")
+            #expect(try await second.refreshTokens.find(hash: testHash(seed))?.generation == 1, "round \(round)")
+        }
+    }
 }

@@ -22,7 +22,10 @@ extension EmailLinks {
     /// Starts moving `user` to `rawEmail`: a single-use link (``emailChangeLifetime``) to the new address, and a
     /// notice without a link to the current one. Nothing about the account changes until the link is used; a
     /// newer request voids the older link. Throws `invalidEmail` (also for the address the account has).
-    public func requestEmailChange(user: User, to rawEmail: String, context: ClientContext) async throws -> EmailChangeRequest {
+    /// The mails are in the user's saved language, else in `language` (the page's, where the change was asked).
+    public func requestEmailChange(user: User, to rawEmail: String, context: ClientContext,
+                                   language: String? = nil) async throws -> EmailChangeRequest {
+        let language = user.language ?? language
         guard let email = EmailAddress(rawEmail), email.value != user.email else { throw AccountError.invalidEmail }
         if try await limiter.hit(limits.accountMailsPerAccount, key: user.id) != nil {
             await audit.record(.mailSuppressed, userId: user.id, context: context, details: ["mail": "email_change"])
@@ -32,7 +35,7 @@ extension EmailLinks {
         if let owner = try await users.find(email: email.value), owner.id != user.id {
             await audit.record(.emailChangeRequested, userId: user.id, context: context, details: ["result": "address_taken"])
             // The same note a sign-up with a taken address sends, under the same per-recipient limit.
-            try await sendAlreadyRegistered(to: owner, language: user.language)
+            try await sendAlreadyRegistered(to: owner, language: language)
             return .addressTaken
         }
         let payload = String(decoding: try JSONEncoder().encode(["email": email.value]), as: UTF8.self)
@@ -41,10 +44,10 @@ extension EmailLinks {
         try await oneTimeTokens.create(OneTimeToken(hash: Self.hash(token), purpose: .emailChange, userId: user.id, createdAt: now,
                                                              expiresAt: now.addingTimeInterval(Self.emailChangeLifetime), payload: payload))
         await audit.record(.emailChangeRequested, userId: user.id, context: context)
-        queue(wording.message(.emailChange, to: email.value, language: user.language,
+        queue(wording.message(.emailChange, to: email.value, language: language,
                               values: ["link": absoluteURL("/account/email/confirm/\(token)"), "old": user.email,
                                        "hours": String(Int(Self.emailChangeLifetime / 3_600))]))
-        queue(wording.message(.emailChangeNotice, to: user.email, language: user.language,
+        queue(wording.message(.emailChangeNotice, to: user.email, language: language,
                               values: ["new": email.value, "account": absoluteURL("/account"), "forgot": absoluteURL("/password/forgot")]))
         return .sent
     }
@@ -79,9 +82,10 @@ extension EmailLinks {
 
     /// Mails a provider-only account a link to choose its first password (the reset page, which asks only for
     /// the new one). Throws `invalidCredentials` for an account that has a password: it changes it instead.
-    /// Returns false when the per-account mail limit dropped it.
+    /// Returns false when the per-account mail limit dropped it. The mail is in the user's saved language, else in
+    /// `language` (the page's).
     @discardableResult
-    public func requestPasswordSetup(user: User, context: ClientContext) async throws -> Bool {
+    public func requestPasswordSetup(user: User, context: ClientContext, language: String? = nil) async throws -> Bool {
         guard user.passwordHash == nil else { throw AccountError.invalidCredentials }
         if try await limiter.hit(limits.accountMailsPerAccount, key: user.id) != nil {
             await audit.record(.mailSuppressed, userId: user.id, context: context, details: ["mail": "password_setup"])
@@ -89,7 +93,7 @@ extension EmailLinks {
         }
         let token = try await issue(.passwordReset, userId: user.id, lifetime: resetLifetime)
         await audit.record(.passwordSetupRequested, userId: user.id, context: context)
-        queue(wording.message(.passwordSetup, to: user.email, language: user.language,
+        queue(wording.message(.passwordSetup, to: user.email, language: user.language ?? language,
                               values: ["link": absoluteURL("/password/reset/\(token)"), "minutes": String(Int(resetLifetime / 60))]))
         return true
     }

@@ -14,8 +14,11 @@ struct RefreshTokenGrant: Sendable {
 
     func exchange(_ request: TokenRequest) async throws -> TokenResponse {
         try request.requireGrant("refresh_token")
-        let value = try request.required("refresh_token")
-        let hash = TokenHash(SHA256.hash(value))
+        let presented = issuer.refreshValue(try request.required("refresh_token"))
+        // A family token whose MAC fails was never issued here: refused before any database work.
+        guard let hash = presented.hash, let successor = issuer.successor(of: presented) else {
+            throw OAuthError.invalidGrant("The refresh token is invalid.")
+        }
         let client = request.client
         let requestedScope = request.parameters["scope"]
         // The keys first (cached by the ring): the presented token's scope is not known yet, so the ID-token
@@ -23,7 +26,6 @@ struct RefreshTokenGrant: Sendable {
         let issuesIDToken = client.refreshIssuesIDToken
         let issueKeys = try await issuer.signingKeys(for: client, openID: issuesIDToken, idTokenKeyRequired: false)
         let issuer = issuer
-        let successor = issuer.successor(of: value)
         let proof = request.proof
         let resource = request.resource
         // Claim first, sign after: the store reads the token and its user, `prepare` below checks the
@@ -33,7 +35,7 @@ struct RefreshTokenGrant: Sendable {
         // hop to the writer; nothing in `prepare` waits.
         let outcome: RefreshExchange<PreparedIssue>
         do {
-            outcome = try await refreshTokens.exchange(hash: hash, now: clock.now(), graceWindow: issuer.settings.refreshGraceWindow) {
+            outcome = try await refreshTokens.exchange(hash: hash, generation: presented.generation, now: clock.now(), graceWindow: issuer.settings.refreshGraceWindow) {
                 stored, user in
                 guard stored.clientId == client.id else {
                     throw OAuthError.invalidGrant("The refresh token was issued to another client.")

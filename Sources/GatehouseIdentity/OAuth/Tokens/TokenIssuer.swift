@@ -104,11 +104,24 @@ public struct TokenIssuer: Sendable {
         self.successorKey = successorKey; self.consents = consents
     }
 
-    /// The refresh token that replaces `token` when it is rotated: HMAC-SHA-256 under a server key, so
-    /// the same token always has the same successor (a retry inside the grace window gets the token the
-    /// first rotation stored, never a second branch) and nobody without the key can compute it.
-    func successor(of token: String) -> String {
-        Base64URL.encode(HMACSHA256.authenticationCode(for: Array("gatehouse/refresh-successor/\(token)".utf8), key: successorKey))
+    /// Reads a presented refresh token, checking a family token's MAC with the server key.
+    func refreshValue(_ value: String) -> RefreshTokenValue { RefreshTokenValue.parse(value, macKey: successorKey) }
+
+    /// The refresh token that replaces `token` when it is rotated, derived so the same token always has the
+    /// same successor (a retry inside the grace window gets the token the first rotation made, never a
+    /// second branch): a family token's next generation; for an opaque token, the first generation of a
+    /// family token whose key is HMAC-SHA-256 of it under a server key (the family moves to the one-row
+    /// format on its next refresh). Nobody without the key can compute either. nil for a forged value.
+    func successor(of token: RefreshTokenValue) -> String? {
+        switch token {
+        case .family(let key, let generation):
+            return RefreshTokenValue.family(key: key, generation: generation + 1, macKey: successorKey)
+        case .opaque(let value):
+            let key = HMACSHA256.authenticationCode(for: Array("gatehouse/refresh-successor/\(value)".utf8), key: successorKey)
+            return RefreshTokenValue.family(key: Base64URL.encode(key.prefix(16)), generation: 0, macKey: successorKey)
+        case .forged:
+            return nil
+        }
     }
 
     /// Issues tokens for a grant; `replacing` is the refresh token being rotated, whose store row the
@@ -178,12 +191,15 @@ public struct TokenIssuer: Sendable {
         var refreshValue: String?
         var refreshRecord: RefreshToken?
         if grant.issueRefreshToken, let user = grant.user {
-            let value = fixedRefreshValue ?? SecureRandom.token(byteCount: 32)
-            refreshRecord = RefreshToken(hash: TokenHash(SHA256.hash(value)), familyId: grant.familyId, clientId: grant.client.id,
+            // A new grant's token names a new family row at its first generation.
+            let value = fixedRefreshValue
+                ?? RefreshTokenValue.family(key: SecureRandom.token(byteCount: 16), generation: 0, macKey: successorKey)
+            refreshRecord = RefreshToken(hash: RefreshTokenValue.storageHash(of: value), familyId: grant.familyId, clientId: grant.client.id,
                                          userId: user.id, scope: grant.scope.description, authTime: grant.authTime ?? now,
                                          authMethods: grant.authMethods, createdAt: now,
                                          expiresAt: grant.familyExpiresAt ?? now.addingTimeInterval(settings.refreshTokenLifetime),
-                                         dpopJKT: grant.refreshTokenJKT, resources: grant.authorizedResources)
+                                         dpopJKT: grant.refreshTokenJKT, resources: grant.authorizedResources,
+                                         generation: RefreshTokenValue.generation(of: value))
             refreshValue = value
         }
         return PreparedIssue(grant: grant, now: now, key: keys.accessToken, idKey: idKey, idTokenExtra: extra,

@@ -90,7 +90,7 @@ async function linkTicket(form, app, challenge) {
   const response = await fetch(BASE + "native/link-ticket", { method: "POST", body, credentials: "same-origin", referrerPolicy: "same-origin",
                                                               headers: { Accept: "application/json" } });
   const json = await response.json().catch(() => ({}));
-  if (!response.ok || !json.ticket) throw new Error(json.error_description || "Linking could not start. Reload the page and try again.");
+  if (!response.ok || !json.ticket) throw new Error(json.error_description || form.dataset.linkFailed || "");
   return json.ticket;
 }
 
@@ -111,7 +111,10 @@ async function startNativeSignIn(form) {
   if (returnTo) data.continuePath = BASE + returnTo.slice(1);
   webBridge().send({ component: COMPONENT, event: "click", data, callback: (reply) => {
     const error = reply && reply.data && reply.data.error;
-    if (error && error !== "cancelled") showError(form, reply.data.error_description || "Signing in did not complete (" + error + ").");
+    // The words come from the page (its language); the app's own description wins when it sends one.
+    if (error && error !== "cancelled") {
+      showError(form, reply.data.error_description || (form.dataset.signInIncomplete || "{error}").replace("{error}", error));
+    }
   } });
   return true;
 }

@@ -16,19 +16,22 @@
   const nativeBridge = () => (window.GatehouseBridge && window.GatehouseBridge.inAppFor
     && window.GatehouseBridge.inAppFor(NATIVE_COMPONENT) ? window.GatehouseBridge : null);
   const csrf = (root) => (root.querySelector('input[name="csrf_token"]') || {}).value || "";
-  const describe = (error) => error && error.name === "NotAllowedError"
-    ? "The passkey request was cancelled or timed out." : (error && error.message) || "The passkey could not be used.";
+  // The words come from the page (data-cancelled, data-failed on each passkey element), in the page's language;
+  // a refusal Gatehouse answered with says why in its own words.
+  const describe = (root, error) => (error && error.name === "NotAllowedError" ? root.dataset.cancelled
+    : (error && error.fromGatehouse && error.message) || root.dataset.failed);
   const post = async (url, fields) => {
     const response = await fetch(url, { method: "POST", body: new URLSearchParams(fields), credentials: "same-origin",
                                          headers: { Accept: "application/json" } });
     const answer = await response.json().catch(() => ({}));
-    if (!response.ok) throw new Error(answer.error || "The passkey could not be used.");
+    if (!response.ok) throw Object.assign(new Error(answer.error || ""), { fromGatehouse: true });
     return answer;
   };
   const showError = (root, message) => {
     const slot = root && root.querySelector("[data-passkey-error]");
     if (slot) { slot.textContent = message; slot.hidden = false; }
   };
+  const fail = (root) => (error) => showError(root, describe(root, error));
   const descriptors = (list) => (list || []).map((c) => ({ type: "public-key", id: decode(c.id), transports: c.transports }));
 
   let pendingConditional = null;
@@ -84,6 +87,31 @@
     window.location.assign(url(answer.redirect));
   };
 
+  // A security key or passkey answering the password's second step: the prompt carries the options (bound to the
+  // held sign-in), and the assertion is posted as a form beside the code form, so the answer is a page.
+  const secondStep = async (section) => {
+    const options = JSON.parse(section.dataset.options).publicKey;
+    const credential = await navigator.credentials.get({ publicKey: {
+      challenge: decode(options.challenge), rpId: options.rpId, timeout: options.timeout,
+      userVerification: options.userVerification, allowCredentials: descriptors(options.allowCredentials),
+    } });
+    const r = credential.response;
+    const form = document.createElement("form");
+    form.method = "post";
+    form.action = url(section.dataset.finishUrl);
+    section.querySelectorAll('input[type="hidden"]').forEach((input) => form.appendChild(input.cloneNode()));
+    const fields = { credential_id: encode(credential.rawId), client_data_json: encode(r.clientDataJSON),
+                     authenticator_data: encode(r.authenticatorData), signature: encode(r.signature),
+                     user_handle: r.userHandle ? encode(r.userHandle) : "" };
+    for (const [name, value] of Object.entries(fields)) {
+      const input = document.createElement("input");
+      input.type = "hidden"; input.name = name; input.value = value;
+      form.appendChild(input);
+    }
+    document.body.appendChild(form);
+    form.submit();
+  };
+
   // The native ceremony: the app posts the assertion to /native/passkey (response=session), copies the session
   // cookie into the web view and loads continuePath — the pending authorize — exactly as native Apple sign-in does.
   const nativeSignIn = (bridge, section) => {
@@ -92,7 +120,7 @@
                    continuePath: returnTo ? url(returnTo) : bridge.base + "account", metadata: { url: location.href } };
     bridge.send({ component: NATIVE_COMPONENT, event: "click", data, callback: (reply) => {
       const error = reply && reply.data && reply.data.error;
-      if (error && error !== "cancelled") showError(section, reply.data.error_description || "The passkey could not be used.");
+      if (error && error !== "cancelled") showError(section, reply.data.error_description || section.dataset.failed);
     } });
   };
 
@@ -107,32 +135,38 @@
       section.dataset.conditional = "started";
       PublicKeyCredential.isConditionalMediationAvailable().then((available) => {
         if (available) signIn(section, "conditional").catch((error) => {
-          if (error.name !== "AbortError") showError(section, describe(error));
+          if (error.name !== "AbortError") showError(section, describe(section, error));
         });
       });
     }
   };
 
   document.addEventListener("click", (event) => {
+    if (event.target.closest("#second-step-webauthn-button")) {
+      event.preventDefault();
+      const section = document.getElementById("second-step-webauthn");
+      secondStep(section).catch(fail(section));
+      return;
+    }
     if (!event.target.closest("#passkey-sign-in-button")) return;
     event.preventDefault();
     const section = document.getElementById("passkey-sign-in");
     const bridge = nativeBridge();
     if (bridge) return nativeSignIn(bridge, section);
     if (pendingConditional) { pendingConditional.abort(); pendingConditional = null; }
-    signIn(section, "optional").catch((error) => showError(section, describe(error)));
+    signIn(section, "optional").catch(fail(section));
   });
   document.addEventListener("submit", (event) => {
     const joining = event.target.closest("#passkey-sign-up-form");
     if (joining) {
       event.preventDefault();
-      signUp(joining).catch((error) => showError(joining, describe(error)));
+      signUp(joining).catch(fail(joining));
       return;
     }
     const form = event.target.closest("#passkey-add");
     if (!form) return;
     event.preventDefault();
-    register(form).catch((error) => showError(form, describe(error)));
+    register(form).catch(fail(form));
   });
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", setup); else setup();
   document.addEventListener("turbo:load", setup);

@@ -6,6 +6,7 @@ import android.net.Uri
 import android.os.Bundle
 import android.os.Handler
 import android.os.Looper
+import dev.hotwire.core.bridge.Message
 import org.json.JSONObject
 
 /** Shared state of the Gatehouse component: the configuration, the pending hand-off (persisted), the live component. */
@@ -46,6 +47,15 @@ object Gatehouse {
     }
 
     internal fun sameOrigin(a: Uri, b: Uri) = a.scheme == b.scheme && a.host == b.host && a.port == b.port
+
+    /** What every component's `click` checks first: Gatehouse is configured, the message carries JSON data, and the
+     *  page that sent it ([page], the web view's location) is Gatehouse's own. Throws the [SignInError] to reply. */
+    internal fun click(message: Message, page: String): Pair<GatehouseConfiguration, JSONObject> {
+        val configuration = configuration ?: throw SignInError("misconfigured", "misconfigured", "Gatehouse is not configured in the app.")
+        val data = runCatching { JSONObject(message.jsonData) }.getOrNull() ?: throw SignInError.refusedPage()
+        if (!sameOrigin(Uri.parse(page), configuration.gatehouseUrl)) throw SignInError.refusedPage()
+        return configuration to data
+    }
 
     /** `path` resolved against Gatehouse's URL, only on its origin and under its path, compared segment by decoded
      *  segment (a string prefix let `/authx` and `/auth/../x` through); a dot segment in any encoding is refused. */
@@ -100,6 +110,9 @@ class SignInError(val kind: String, val code: String, override val message: Stri
         private val providerNames = mapOf("apple" to "Apple", "google" to "Google", "github" to "GitHub")
 
         fun cancelled() = SignInError("cancelled", "cancelled", "You closed the sign-in.")
+
+        /** A message from a page that is not Gatehouse's, or a path outside it. */
+        fun refusedPage() = fromCode("invalid_request", "This page may not start a sign-in.")
 
         fun nativeProviderUnavailable(provider: String) = SignInError("nativeProviderUnavailable", "unsupported_provider",
             "Sign in with ${providerNames[provider] ?: provider} isn't available in this app.")

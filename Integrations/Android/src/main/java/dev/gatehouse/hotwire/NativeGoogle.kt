@@ -2,7 +2,6 @@ package dev.gatehouse.hotwire
 
 import android.app.Activity
 import android.net.Uri
-import android.webkit.CookieManager
 import androidx.credentials.CredentialManager
 import androidx.credentials.CustomCredential
 import androidx.credentials.GetCredentialRequest
@@ -11,9 +10,6 @@ import androidx.credentials.exceptions.GetCredentialException
 import androidx.credentials.exceptions.NoCredentialException
 import com.google.android.libraries.identity.googleid.GetGoogleIdOption
 import com.google.android.libraries.identity.googleid.GoogleIdTokenCredential
-import java.io.IOException
-import java.net.HttpURLConnection
-import java.net.URL
 import java.security.MessageDigest
 import java.security.SecureRandom
 import android.util.Base64
@@ -51,32 +47,6 @@ internal object NativeGoogle {
     private fun post(configuration: GatehouseConfiguration, idToken: String, rawNonce: String) {
         val base = configuration.gatehouseUrl.toString().trimEnd('/')
         val body = JSONObject().put("id_token", idToken).put("raw_nonce", rawNonce).put("app", configuration.appId).put("response", "session")
-        val connection = try {
-            (URL("$base/native/google").openConnection() as HttpURLConnection).apply {
-                requestMethod = "POST"
-                connectTimeout = 10_000
-                readTimeout = 10_000
-                doOutput = true
-                setRequestProperty("Content-Type", "application/json")
-                setRequestProperty("Accept", "application/json")
-                outputStream.use { it.write(body.toString().toByteArray()) }
-            }
-        } catch (error: IOException) {
-            throw SignInError.fromCode("temporarily_unavailable", null)
-        }
-        try {
-            val status = try { connection.responseCode } catch (error: IOException) { throw SignInError.fromCode("temporarily_unavailable", null) }
-            if (status !in 200..299) {
-                val json = runCatching { JSONObject(connection.errorStream.bufferedReader().readText()) }.getOrNull()
-                throw SignInError.fromCode(json?.optString("error")?.takeIf { it.isNotEmpty() } ?: "invalid_callback",
-                    json?.optString("error_description")?.takeIf { it.isNotEmpty() })
-            }
-            val cookies = CookieManager.getInstance()
-            val origin = Uri.parse(base).buildUpon().encodedPath("/").build().toString()
-            connection.headerFields.filterKeys { it.equals("Set-Cookie", ignoreCase = true) }.values.flatten().forEach { cookies.setCookie(origin, it) }
-            cookies.flush()
-        } finally {
-            connection.disconnect()
-        }
+        GatehousePost.json(Uri.parse("$base/native/google"), body, storeCookies = true)
     }
 }

@@ -2,7 +2,6 @@ package dev.gatehouse.hotwire
 
 import android.app.Activity
 import android.net.Uri
-import android.webkit.CookieManager
 import androidx.credentials.CredentialManager
 import androidx.credentials.GetCredentialRequest
 import androidx.credentials.GetPublicKeyCredentialOption
@@ -15,9 +14,6 @@ import dev.hotwire.core.bridge.BridgeComponent
 import dev.hotwire.core.bridge.BridgeDelegate
 import dev.hotwire.core.bridge.Message
 import dev.hotwire.navigation.destinations.HotwireDestination
-import java.io.IOException
-import java.net.HttpURLConnection
-import java.net.URL
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.launch
 import kotlinx.coroutines.withContext
@@ -42,11 +38,8 @@ class PasskeySignInComponent(name: String, private val delegate: BridgeDelegate<
 
     override fun onReceive(message: Message) {
         if (message.event != "click") return
-        val configuration = Gatehouse.configuration ?: return fail(SignInError("misconfigured", "misconfigured", "Gatehouse is not configured in the app."))
-        val data = runCatching { JSONObject(message.jsonData) }.getOrNull() ?: return fail(SignInError.fromCode("invalid_request", "This page may not start a sign-in."))
-        val refused = SignInError.fromCode("invalid_request", "This page may not start a sign-in.")
-        val page = delegate.destination.location.let(Uri::parse)
-        if (!Gatehouse.sameOrigin(page, configuration.gatehouseUrl)) return fail(refused)
+        val (configuration, data) = try { Gatehouse.click(message, delegate.destination.location) } catch (error: SignInError) { return fail(error) }
+        val refused = SignInError.refusedPage()
         val options = Gatehouse.resolve(data.optString("optionsPath"), configuration) ?: return fail(refused)
         val finish = Gatehouse.resolve(data.optString("finishPath"), configuration) ?: return fail(refused)
         val continuePath = data.optString("continuePath").takeIf { it.isNotEmpty() }
@@ -63,7 +56,7 @@ class PasskeySignInComponent(name: String, private val delegate: BridgeDelegate<
     }
 
     private suspend fun signIn(activity: Activity, configuration: GatehouseConfiguration, options: Uri, finish: Uri) {
-        val issued = withContext(Dispatchers.IO) { post(options, JSONObject().put("app", configuration.appId)) }
+        val issued = withContext(Dispatchers.IO) { GatehousePost.json(options, JSONObject().put("app", configuration.appId)) }
         val ceremony = issued.optString("ceremony")
         val request = issued.optJSONObject("publicKey") ?: throw SignInError.fromCode("invalid_request", "Gatehouse sent no passkey options.")
         val credential = try {
@@ -85,41 +78,7 @@ class PasskeySignInComponent(name: String, private val delegate: BridgeDelegate<
             .put("credential_id", answer.getString("rawId")).put("client_data_json", response.getString("clientDataJSON"))
             .put("authenticator_data", response.getString("authenticatorData")).put("signature", response.getString("signature"))
             .put("user_handle", response.optString("userHandle"))
-        withContext(Dispatchers.IO) { post(finish, body, storeCookies = true) }
-    }
-
-    private fun post(url: Uri, body: JSONObject, storeCookies: Boolean = false): JSONObject {
-        val connection = try {
-            (URL(url.toString()).openConnection() as HttpURLConnection).apply {
-                requestMethod = "POST"
-                connectTimeout = 10_000
-                readTimeout = 10_000
-                doOutput = true
-                setRequestProperty("Content-Type", "application/json")
-                setRequestProperty("Accept", "application/json")
-                outputStream.use { it.write(body.toString().toByteArray()) }
-            }
-        } catch (error: IOException) {
-            throw SignInError.fromCode("temporarily_unavailable", null)
-        }
-        try {
-            val status = try { connection.responseCode } catch (error: IOException) { throw SignInError.fromCode("temporarily_unavailable", null) }
-            if (status !in 200..299) {
-                val json = runCatching { JSONObject(connection.errorStream.bufferedReader().readText()) }.getOrNull()
-                throw SignInError.fromCode(json?.optString("error")?.takeIf { it.isNotEmpty() } ?: "invalid_callback",
-                    json?.optString("error_description")?.takeIf { it.isNotEmpty() })
-            }
-            if (storeCookies) {
-                val cookies = CookieManager.getInstance()
-                val origin = url.buildUpon().encodedPath("/").encodedQuery(null).build().toString()
-                connection.headerFields.filterKeys { it?.equals("Set-Cookie", ignoreCase = true) == true }.values.flatten()
-                    .forEach { cookies.setCookie(origin, it) }
-                cookies.flush()
-            }
-            return JSONObject(connection.inputStream.bufferedReader().readText())
-        } finally {
-            connection.disconnect()
-        }
+        withContext(Dispatchers.IO) { GatehousePost.json(finish, body, storeCookies = true) }
     }
 
     fun fail(error: SignInError) {

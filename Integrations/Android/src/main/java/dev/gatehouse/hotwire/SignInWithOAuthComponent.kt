@@ -60,13 +60,10 @@ class SignInWithOAuthComponent(name: String, private val delegate: BridgeDelegat
 
     override fun onReceive(message: Message) {
         if (message.event != "click") return
-        val configuration = Gatehouse.configuration ?: return fail(SignInError("misconfigured", "misconfigured", "Gatehouse is not configured in the app."))
-        val data = runCatching { JSONObject(message.jsonData) }.getOrNull() ?: return fail(SignInError.fromCode("invalid_request", "This page may not start a sign-in."))
-        val page = delegate.destination.location.let(Uri::parse)
-        val refused = SignInError.fromCode("invalid_request", "This page may not start a sign-in.")
+        val (configuration, data) = try { Gatehouse.click(message, delegate.destination.location) } catch (error: SignInError) { return fail(error) }
+        val refused = SignInError.refusedPage()
         val start = Gatehouse.resolve(data.optString("startPath"), configuration) ?: return fail(refused)
         val redeem = Gatehouse.resolve(data.optString("redeemPath"), configuration) ?: return fail(refused)
-        if (!Gatehouse.sameOrigin(page, configuration.gatehouseUrl)) return fail(refused)
         configuration.nativeProviderError()?.let { return fail(it) }
         val provider = data.optString("provider").takeIf { it.isNotEmpty() }
         val continuePath = data.optString("continuePath").takeIf { it.isNotEmpty() }

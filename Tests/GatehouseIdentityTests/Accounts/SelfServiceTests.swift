@@ -171,7 +171,9 @@ import Testing
     @Test(arguments: [(nil as String?, "ar"), ("de", "de")])
     func selfServiceMailsAreInTheSavedLanguageElseThePagesOne(saved: String?, expected: String) async throws {
         let fixture = try await Fixture.make()
-        let links = EmailLinks(database: fixture.database, mailer: fixture.mails, accounts: fixture.accounts,
+        let links = EmailLinks(users: fixture.database.users, oneTimeTokens: fixture.database.oneTimeTokens,
+                               passkeys: fixture.database.webAuthnCredentials, rateLimits: fixture.database.rateLimits,
+                               mailer: fixture.mails, accounts: fixture.accounts,
                                audit: AuditTrail(store: fixture.database.auditLog), clock: fixture.clock.identity,
                                absoluteURL: { "https://id.example.test" + $0 }, wording: LanguageEcho())
         var ada = fixture.ada

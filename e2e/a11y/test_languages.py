@@ -9,6 +9,7 @@ import hashlib
 import re
 import subprocess
 
+import pyotp
 import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
@@ -144,6 +145,8 @@ def test_every_page_in_the_language_passes_axe(request, browsers, tag, shell):
     submit(driver, "/sign-up")
     driver.get(server.wait_for_link(f"new.{tag}@example.com", "/email/verify/"))
     visit("verify")
+    driver.find_element(By.NAME, "password").send_keys(PASSWORD)
+    click(driver, driver.find_element(By.CSS_SELECTOR, 'form[action*="/email/verify/"] button[type=submit]'))
     # Signing in from the app: the native start page (held before its script submits it), then the system
     # browser's "Continue to Acme App?" after the (simulated) provider.
     driver.execute_cdp_cmd("Network.setBlockedURLs", {"urls": ["*native-start.js"]})
@@ -163,6 +166,21 @@ def test_every_page_in_the_language_passes_axe(request, browsers, tag, shell):
                        (AUTHORIZE, "consent")]:
         driver.get(base + path)
         visit(name)
+    # The second step's pages, for the account verified above: the authenticator's set-up, the recovery codes,
+    # and the prompt after the password.
+    driver.delete_all_cookies()
+    sign_in(driver, base, f"new.{tag}@example.com")
+    submit(driver, "/account/two-factor/setup")
+    visit("two-factor-setup")
+    totp = pyotp.parse_uri(driver.find_element(By.ID, "totp-uri").get_attribute("href"))
+    driver.find_element(By.NAME, "code").send_keys(totp.now())
+    submit(driver, "/account/two-factor/confirm")
+    assert len(driver.find_elements(By.CSS_SELECTOR, "#recovery-codes code")) == 10
+    visit("recovery-codes")
+    driver.delete_all_cookies()
+    sign_in(driver, base, f"new.{tag}@example.com")
+    assert driver.find_element(By.NAME, "code").get_attribute("autocomplete") == "one-time-code"
+    visit("second-step")
 
 
 def test_arabic_is_laid_out_right_to_left(server, browsers):

@@ -10,7 +10,7 @@
 #   a database it minted itself with `gatehouse bench refresh-tokens` (so each mints its own token format).
 #   REFRESH_TOKENS (40000) distinct tokens per run, WRK_SECONDS (4), REFRESH_CONNECTIONS (8), ROUNDS (2),
 #   SCOPE (api.read: access token only; `openid` adds the RS256 ID token), STRACE (0; 1 adds the strace run).
-# On a quiet machine the same command checks issue 30's target (≥ 6,000 refreshes/s, p99 ≤ 25 ms, access token
+# On a quiet machine the same command checks the refresh target (≥ 6,000 refreshes/s, p99 ≤ 25 ms, access token
 # only): TARGET=1 bench/refresh-rotation.sh   (prints the verdict under the table).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -85,6 +85,6 @@ if [ -n "${TARGET:-}" ]; then
   read -r rps p99 non2xx < "$BENCH_TMP/last"
   awk -v rps="$rps" -v p99="$p99" -v n2="$non2xx" 'BEGIN {
     ms = p99; if (p99 ~ /us$/) ms = p99 / 1000; else if (p99 ~ /ms$/) ms = p99 + 0; else if (p99 ~ /s$/) ms = p99 * 1000
-    printf "issue 30 target (last run): %d refreshes/s (>= 6000: %s), p99 %.2f ms (<= 25: %s), non-2xx %d\n",
+    printf "refresh target (last run): %d refreshes/s (>= 6000: %s), p99 %.2f ms (<= 25: %s), non-2xx %d\n",
       rps, (rps >= 6000 ? "met" : "NOT met"), ms, (ms <= 25 ? "met" : "NOT met"), n2 }'
 fi

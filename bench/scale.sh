@@ -4,7 +4,7 @@
 # Usage: bench/scale.sh   Output: a markdown table per backend on stdout, the CSV in $SCALE_OUT (default
 #        bench/scale/results.csv); bench/scale/plot.py turns the CSV into docs/scale.svg.
 #
-# Environment (defaults are issue #30's):
+# Environment (defaults are the scale target's sizes):
 #   SCALE_SIZES="10000 100000 1000000"   users per database
 #   SCALE_BACKENDS="sqlite postgres"     PostgreSQL: scripts/postgres (GATEHOUSE_PG_PORT) or GATEHOUSE_BENCH_POSTGRES_URL
 #   SCALE_FAMILIES_PER_USER=10           refresh families (1M users: 10M families)

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Prints bench/scale.sh's CSV as markdown: one table per backend, a column per size, and for every request
-figure the ratio of the largest size to the smallest (issue #30's target: CPU per request within 1.2x).
+figure the ratio of the largest size to the smallest (the target: CPU per request within 1.2x).
 
 Usage: bench/scale/report.py RESULTS.csv
 """

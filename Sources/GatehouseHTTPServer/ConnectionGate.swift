@@ -164,6 +164,9 @@ final class ConnectionGate: Sendable {
         var fds: [pollfd] = []
         while !stopping.load(ordering: .acquiring) {
             if closeListener.load(ordering: .acquiring), !listenerClosed.load(ordering: .acquiring) {
+                // Take what the kernel has already accepted first: closing a listener resets every
+                // connection still in its queue, and those clients have sent requests that deserve an answer.
+                acceptAll(into: &screening, now: MonotonicClock.milliseconds())
                 close(listenFD)
                 listenerClosed.store(true, ordering: .releasing)
             }

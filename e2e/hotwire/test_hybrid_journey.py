@@ -71,7 +71,7 @@ def start_provider(app, provider, wait_for_bridge=True, rails_button=None):
 def signed_in(app, stack, timeout=30):
     """Waits until the web view shows the Rails app signed in, and returns /me's status."""
     app.wait_for_page("document.getElementById('signed-in-as')", timeout=timeout)
-    assert app.current_url().startswith(stack.app_url + "/") and "/auth/" not in app.current_url(), app.current_url()
+    app.wait_for_url(lambda url: url.startswith(stack.app_url + "/") and "/auth/" not in url)
     return app.fetch_status("/me")
 
 

@@ -134,7 +134,7 @@ def test_a_passkey_sign_in_inside_the_app_ends_in_the_rails_session(make_app, st
     app.tap("#passkey-sign-in-button")
     app.wait_for_page(f"document.querySelector('#signed-in-as') && document.querySelector('#signed-in-as').textContent.includes({json.dumps(email)})",
                       timeout=60)
-    assert app.current_url().startswith(stack.app_url + "/") and "/auth/" not in app.current_url()
+    app.wait_for_url(lambda url: url.startswith(stack.app_url + "/") and "/auth/" not in url)
     assert_no_broken_rule(app)
     assert [a.status_code for a in component.answers] == [200]
     assert not app.events.of("auth_session_started") and not app.safari_pages, "nothing left the app"

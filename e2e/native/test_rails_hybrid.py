@@ -75,7 +75,7 @@ def test_the_app_s_provider_button_ends_signed_in_to_the_rails_app(make_app, sta
     # Signed in to the Rails app, on its page, in the web view.
     app.wait_for_page(f"document.querySelector('#signed-in-as') && document.querySelector('#signed-in-as').textContent.includes({json.dumps(email)})",
                       timeout=60)
-    assert app.current_url().startswith(stack.app_url + "/") and "/auth/" not in app.current_url()
+    app.wait_for_url(lambda url: url.startswith(stack.app_url + "/") and "/auth/" not in url)
     assert_no_broken_rule(app)
     me = rails_me(app, stack)
     assert me and me["email"] == email, me

@@ -65,16 +65,19 @@ def test_pipelined_keep_alive_load_is_answered_through_sigterm():
     server = GatehouseProcess(config=CONFIG)
     batch = b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n" * 4
     stop_at = time.time() + 60
+    sigterm_at = []
     results = []
 
     def client():
-        answered = abrupt = told = 0
+        answered = abrupt = told = queued = 0
         while time.time() < stop_at:
             try:
                 sock = socket.create_connection(("127.0.0.1", server.port), timeout=10)
             except OSError:
                 break   # refused: the listener is closed, the restart window has begun
             buffer = b""
+            on_this = 0
+            closed_unanswered = False
             try:
                 while True:
                     sock.sendall(batch)
@@ -82,11 +85,12 @@ def test_pipelined_keep_alive_load_is_answered_through_sigterm():
                     for _ in range(4):
                         response = read_response(sock, buffer)
                         if response is None:
-                            abrupt += 1
+                            closed_unanswered = True
                             closing = True
                             break
                         status, headers, buffer = response
                         answered += 1
+                        on_this += 1
                         if headers.get("connection", "").lower() == "close":
                             told += 1
                             closing = True
@@ -94,17 +98,25 @@ def test_pipelined_keep_alive_load_is_answered_through_sigterm():
                     if closing:
                         break
             except (BrokenPipeError, ConnectionResetError):
-                abrupt += 1
+                closed_unanswered = True
             finally:
                 sock.close()
-            if abrupt:
+            if closed_unanswered:
+                # A connection the kernel completed in the instant between the server's last accept and the
+                # close of its listener is reset by that close, unseen by the server: the restart window, like
+                # a refused connect. Anything else closed under a request is the failure this test is about.
+                if on_this == 0 and sigterm_at and time.time() >= sigterm_at[0]:
+                    queued += 1
+                else:
+                    abrupt += 1
                 break
-        results.append((answered, abrupt, told))
+        results.append((answered, abrupt, told, queued))
 
     threads = [threading.Thread(target=client) for _ in range(8)]
     for thread in threads:
         thread.start()
     time.sleep(1.5)
+    sigterm_at.append(time.time())
     server.process.send_signal(signal.SIGTERM)
     for thread in threads:
         thread.join(timeout=30)
@@ -112,5 +124,8 @@ def test_pipelined_keep_alive_load_is_answered_through_sigterm():
     assert len(results) == 8
     answered = sum(r[0] for r in results)
     abrupt = sum(r[1] for r in results)
+    told = sum(r[2] for r in results)
     assert answered > 400, f"only {answered} responses: the load did not run"
     assert abrupt == 0, f"{abrupt} connections closed under requests without a Connection: close answer ({results})"
+    # Every client sat on a kept-alive connection at SIGTERM, so each was told to close by an answer.
+    assert all(r[2] >= 1 for r in results), f"a client was never told Connection: close ({results})"

@@ -131,6 +131,19 @@ class HotwireApp:
     def current_url(self):
         return self.visible_web_view.url
 
+    def wait_for_url(self, predicate, timeout=10):
+        """Waits until `predicate(current_url())` holds and returns the URL. Turbo renders a redirected visit before it
+        replaces the history entry with the final location (Visit.followRedirect after render), and the web view's URL
+        follows that entry, so the page can show its content a moment before the URL says where it is."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            url = self.current_url()
+            if predicate(url):
+                return url
+            time.sleep(0.05)
+        raise AssertionError(f"web view URL {self.current_url()} did not change as expected within {timeout} s;"
+                             f" events:\n{self.events.describe()}")
+
     def tap(self, selector, web_view=None):
         """A user's tap: trusted mouse events at the element's centre (a `linkActivated` navigation
         for a link, a form submission with its submitter for a button)."""

@@ -56,9 +56,8 @@ public final class SQLStores: Sendable {
         pendingRevocations = SQLPendingRevocationStore(database: database)
         providerEvents = SQLProviderEventStore(database: database)
         leases = SQLLeaseStore(database: database)
-        let importer = SQLUserImportStore(database: database)
-        userImports = importer
-        userSearch = importer
+        userImports = SQLUserImportStore(database: database)
+        userSearch = SQLUserSearchStore(database: database)
         outboundDeliveries = SQLOutboundDeliveryStore(database: database)
         hotReads = SQLHotReads(database: database)
         webAuthnCredentials = SQLWebAuthnCredentialStore(database: database)

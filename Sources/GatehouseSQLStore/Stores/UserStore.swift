@@ -56,7 +56,7 @@ struct SQLUserStore<Database: SQLDatabase>: UserStore {
 
     func list(after cursor: String?, limit: Int) async throws -> Page<User> {
         // The unfiltered search: the same keyset listing and cursor format.
-        try await SQLUserImportStore(database: database).search(emailContaining: nil, after: cursor, limit: limit)
+        try await SQLUserSearchStore(database: database).search(emailContaining: nil, after: cursor, limit: limit)
     }
 
     func voidTokens(userId: String, issuedBefore instant: Date) async throws -> Bool {

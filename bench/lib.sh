@@ -48,6 +48,18 @@ argon2_ceiling() {
   .build/release/GatehouseCryptoBench --argon2-ceiling 6 | sed -n 's/.*: \([0-9.]*\) hashes\/s.*/\1/p'
 }
 
+# rs256_ceiling: RS256 (RSA-2048) signatures/s with one signing thread per core (`GatehouseCryptoBench --rs256-ceiling`):
+# the physical limit of a refresh row whose every answer carries an RS256 ID token. Measured right before and after it.
+rs256_ceiling() {
+  .build/release/GatehouseCryptoBench --rs256-ceiling 4 | sed -n 's/.*: \([0-9.]*\) signatures\/s.*/\1/p'
+}
+
+# rs256_ratio WHAT RPS BEFORE AFTER: prints RPS against the mean of the RS256 ceilings before and after the row.
+rs256_ratio() {
+  awk -v what="$1" -v f="$2" -v a="$3" -v b="$4" \
+    'BEGIN { printf "%s / RS256 ceiling (every core signing, %.1f before and %.1f after the row): %.2f (target >= 0.9)\n", what, a, b, f / ((a + b) / 2) }'
+}
+
 # argon2_ratio WHAT RPS BEFORE AFTER SPAN: prints RPS against the mean of the ceilings before and after SPAN.
 argon2_ratio() {
   awk -v what="$1" -v f="$2" -v a="$3" -v b="$4" -v span="$5" \

@@ -75,8 +75,10 @@ wrk_run "warm-up" "$GH_PID" "$URL/oauth/token" -s "$BENCH_TMP/credentials.lua" >
 export BENCH_BASIC=$BASIC WRK_THREADS=${WRK_THREADS:-2}
 REFRESH_TOKENS_FILE=$BENCH_TMP/refresh-api.txt WRK_CONNECTIONS=${REFRESH_CONNECTIONS:-8} \
   wrk_run "refresh_token grant, distinct tokens, access token only" "$GH_PID" "$URL/oauth/token" -s bench/lua/refresh-distinct.lua
+RS256_BEFORE=$(rs256_ceiling)
 REFRESH_TOKENS_FILE=$BENCH_TMP/refresh-openid.txt WRK_CONNECTIONS=${REFRESH_CONNECTIONS:-8} \
   wrk_run "refresh_token grant, distinct tokens, with openid (RS256 ID token)" "$GH_PID" "$URL/oauth/token" -s bench/lua/refresh-distinct.lua
+RS256_AFTER=$(rs256_ceiling)
 BENCH_BASIC=$(printf 'bench-es:%s' "$SECRET" | base64 -w0) REFRESH_TOKENS_FILE=$BENCH_TMP/refresh-bench-es.txt WRK_CONNECTIONS=${REFRESH_CONNECTIONS:-8} \
   wrk_run "refresh_token grant, distinct tokens, with openid (ES256 ID token)" "$GH_PID" "$URL/oauth/token" -s bench/lua/refresh-distinct.lua
 BENCH_BASIC=$(printf 'bench-lean:%s' "$SECRET" | base64 -w0) REFRESH_TOKENS_FILE=$BENCH_TMP/refresh-bench-lean.txt WRK_CONNECTIONS=${REFRESH_CONNECTIONS:-8} \
@@ -90,6 +92,7 @@ RSS_AFTER=$(rss_mb "$GH_PID")   # at the instant the row ends, before the ceilin
 sleep 2   # hashes still in flight when wrk stops must not overlap the ceiling
 CEILING_AFTER=$(argon2_ceiling)
 echo
+rs256_ratio "refresh with an RS256 ID token" "$(cat "$BENCH_TMP/rps-refresh_token_grant__distinct_tokens__with_openid__RS256_ID_token_")" "$RS256_BEFORE" "$RS256_AFTER"
 argon2_ratio "password grant" "$(cat "$BENCH_TMP/rps-password_grant__Argon2id_19_MiB__t_2_")" "$CEILING_BEFORE" "$CEILING_AFTER" "the row"
 # Right after the row, Argon2id hashes may still be running (19 MiB each); the ceiling (8 s) comes between.
 echo "start to ready: $READY_MS ms; RSS idle after start-up $RSS_IDLE MB, after the run $RSS_AFTER MB, 8 s later $(rss_mb "$GH_PID") MB"

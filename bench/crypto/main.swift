@@ -2,6 +2,7 @@
 // Usage: GatehouseCryptoBench [seconds-per-measurement] [rounds]   (bench/crypto.sh pins it with taskset)
 import Foundation
 import GatehouseCrypto
+import Synchronization
 
 /// Hashes with every slot of a `PasswordHasher` busy (one per core, as in the server) for `wall` seconds of
 /// wall-clock time; returns the hashes done and the time taken. Concurrent 19 MiB hashes share the caches and
@@ -36,6 +37,36 @@ if CommandLine.arguments.dropFirst().first == "--argon2-ceiling" {
     let (hashes, elapsed) = try await argon2Ceiling(wall: Double(CommandLine.arguments.dropFirst(2).first ?? "6") ?? 6, cores: cores)
     print(String(format: "Argon2id ceiling (19 MiB, t=2): %.1f hashes/s, %d at once on %d cores, %d hashes in %.1f s wall clock",
                  Double(hashes) / elapsed, cores, cores, hashes, elapsed))
+    exit(0)
+}
+
+/// RS256 signatures (RSA-2048, the server's own `SigningKey`) with one signing thread per core for `wall`
+/// seconds of wall-clock time: the physical ceiling of a refresh row whose every answer carries an RS256 ID token.
+func rs256Ceiling(wall: Double, cores: Int) throws -> (signatures: Int, seconds: Double) {
+    let key = try SigningKey.generate(.rs256)
+    let message = Array(String(repeating: "e", count: 700).utf8)   // about an ID token's signing input
+    _ = try key.sign(message)
+    let start = ContinuousClock.now
+    let deadline = start + .milliseconds(Int(wall * 1000))
+    let counts = Mutex([Int](repeating: 0, count: cores))
+    DispatchQueue.concurrentPerform(iterations: cores) { slot in
+        var count = 0
+        while ContinuousClock.now < deadline {
+            guard (try? key.sign(message)) != nil else { break }
+            count += 1
+        }
+        counts.withLock { $0[slot] = count }
+    }
+    let elapsed = ContinuousClock.now - start
+    return (counts.withLock { $0.reduce(0, +) }, Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+}
+
+// `--rs256-ceiling SECONDS`: only that ceiling (bench/lib.sh's `rs256_ceiling`).
+if CommandLine.arguments.dropFirst().first == "--rs256-ceiling" {
+    let cores = ProcessInfo.processInfo.activeProcessorCount
+    let (signatures, elapsed) = try rs256Ceiling(wall: Double(CommandLine.arguments.dropFirst(2).first ?? "4") ?? 4, cores: cores)
+    print(String(format: "RS256 ceiling (RSA-2048): %.1f signatures/s, %d threads on %d cores, %d signatures in %.1f s wall clock",
+                 Double(signatures) / elapsed, cores, cores, signatures, elapsed))
     exit(0)
 }
 

@@ -12,10 +12,13 @@ final class PostgresConnection: SQLConnection, @unchecked Sendable {  // owns a 
     /// SQL text as the stores write it (`?` placeholders) → server-side prepared statement name
     /// (`PQprepare` once per connection, after numbering the placeholders once).
     private var statementNames: [String: String] = [:]
+    /// The configured `statement_timeout`, restored after work that lifts it (online migration steps).
+    let statementTimeoutMilliseconds: Int
 
     /// Connects and applies per-connection settings. Blocking: call only from a slot's queue.
     /// Any failure to connect is `StoreError.unavailable`.
     init(_ configuration: PostgresConfiguration) throws {
+        statementTimeoutMilliseconds = configuration.statementTimeoutMilliseconds
         let pairs = configuration.libpqParameters
         // Keyword/value arrays (never a concatenated conninfo string), expand_dbname = 0, so a
         // value cannot smuggle in other settings.

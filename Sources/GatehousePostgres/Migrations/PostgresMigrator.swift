@@ -28,4 +28,26 @@ extension PostgresConnection: SQLMigratingConnection {
     func tableExists(_ name: String) throws -> Bool {
         try queryOne("SELECT to_regclass(?) IS NOT NULL", [name]) { $0.bool(0) } ?? false
     }
+
+    /// A session-level advisory lock on the migration key; the migrating transactions inside take the
+    /// same key again, which a session already holding it is always granted.
+    func withMigrationLock<T>(_ body: () throws -> T) throws -> T {
+        try execute("SET statement_timeout = 0")
+        defer { try? execute("SET statement_timeout = \(statementTimeoutMilliseconds)") }
+        try run("SELECT pg_advisory_lock(?, hashtext(COALESCE(current_schema(), '')))", [PostgresMigrator.lockClass])
+        defer { _ = try? run("SELECT pg_advisory_unlock(?, hashtext(COALESCE(current_schema(), '')))", [PostgresMigrator.lockClass]) }
+        return try body()
+    }
+
+    /// `CREATE INDEX CONCURRENTLY`, outside any transaction (it cannot run in one): it takes a lock that
+    /// lets writes go on. A build a crash left behind is marked invalid and would satisfy `IF NOT
+    /// EXISTS`, so an invalid index of that name is dropped first.
+    func buildIndexOnline(_ index: SQLOnlineIndex) throws {
+        let invalid = try queryOne("""
+            SELECT 1 FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+            WHERE c.oid = to_regclass(?) AND NOT i.indisvalid
+            """, [index.name]) { _ in true } ?? false
+        if invalid { try execute("DROP INDEX CONCURRENTLY IF EXISTS \(index.name)") }
+        try execute(index.createStatement.replacingOccurrences(of: "INDEX IF NOT EXISTS", with: "INDEX CONCURRENTLY IF NOT EXISTS"))
+    }
 }

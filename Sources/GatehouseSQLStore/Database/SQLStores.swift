@@ -35,6 +35,7 @@ public final class SQLStores: Sendable {
     let ping: @Sendable () async throws -> Void
     // Schema and lifetime, bound to the pool and the backend's migrations.
     let migrate: @Sendable () async throws -> MigrationReport
+    let migrateUsing: @Sendable (SQLMigrator) async throws -> MigrationReport
     let schemaVersion: @Sendable () async throws -> Int
     let close: @Sendable () async -> Void
 
@@ -70,6 +71,7 @@ public final class SQLStores: Sendable {
             }
         }
         migrate = { try await database.withoutTransaction { try migrator.migrate($0) } }
+        migrateUsing = { other in try await database.withoutTransaction { try other.migrate($0) } }
         schemaVersion = { try await database.read { try migrator.currentVersion($0) } }
         close = { await database.close() }
     }
@@ -84,6 +86,8 @@ public protocol SQLStoreDatabase: GatehouseDatabase {
 extension SQLStoreDatabase {
     public func ping() async throws { try await stores.ping() }
     public func migrate() async throws -> MigrationReport { try await stores.migrate() }
+    /// Applies another list of migrations on this database's connection: for tests of the migrator itself.
+    public func migrate(using migrator: SQLMigrator) async throws -> MigrationReport { try await stores.migrateUsing(migrator) }
     public func schemaVersion() async throws -> Int { try await stores.schemaVersion() }
     public func close() async { await stores.close() }
 

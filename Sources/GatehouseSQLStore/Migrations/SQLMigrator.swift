@@ -7,11 +7,15 @@ public struct SQLMigration: Sendable {
     public let name: String
     /// Statements run inside the migration's transaction.
     public let sql: String
+    /// Work on existing rows done after `sql` commits, each step in short transactions of its own; the
+    /// version is recorded when the last one ends (see `SQLOnlineStep`).
+    public let online: [SQLOnlineStep]
 
-    public init(version: Int, name: String, sql: String) {
+    public init(version: Int, name: String, sql: String, online: [SQLOnlineStep] = []) {
         self.version = version
         self.name = name
         self.sql = sql
+        self.online = online
     }
 }
 
@@ -24,6 +28,13 @@ public protocol SQLMigratingConnection: SQLConnection {
     func migrationTransaction<T>(_ body: () throws -> T) throws -> T
     /// Whether the table `name` exists (PostgreSQL: as found through `search_path`).
     func tableExists(_ name: String) throws -> Bool
+    /// Runs `body` (the online steps of one migration) holding the migration lock between its
+    /// transactions too: PostgreSQL a session-level advisory lock; SQLite needs none (each step's
+    /// `BEGIN IMMEDIATE` serialises it, and the steps are idempotent).
+    func withMigrationLock<T>(_ body: () throws -> T) throws -> T
+    /// Builds `index` on existing rows without holding the writer where the backend can (outside any
+    /// transaction): PostgreSQL `CREATE INDEX CONCURRENTLY`; SQLite one write transaction.
+    func buildIndexOnline(_ index: SQLOnlineIndex) throws
 }
 
 /// Applies the migrations in a backend's types, each version in its own transaction, and keeps the
@@ -40,7 +51,12 @@ public struct SQLMigrator: Sendable {
 
     /// The one list, `StoreMigrations`, in a backend's types.
     public init(types: SQLSchemaTypes) {
-        migrations = StoreMigrations.all(types)
+        self.init(types: types, migrations: StoreMigrations.all(types))
+    }
+
+    /// Another list (in version order) with the same bookkeeping: for tests of the migrator itself.
+    public init(types: SQLSchemaTypes, migrations: [SQLMigration]) {
+        self.migrations = migrations
         bookkeepingDDL = StoreMigrations.bookkeeping(types)
     }
 
@@ -59,19 +75,55 @@ public struct SQLMigrator: Sendable {
 
         var applied: [Int] = []
         for migration in migrations where migration.version > initial {
-            let didApply = try connection.migrationTransaction { () throws -> Bool in
-                // Re-read under the lock: another process may have migrated meanwhile.
-                let current = try currentVersion(connection)
-                if current > supported { throw StoreError.schemaTooNew(found: current, supported: supported) }
-                guard current < migration.version else { return false }
-                try connection.execute(migration.sql)
-                try connection.run("INSERT INTO \(Self.bookkeepingTable) (version, name, applied_at) VALUES (?, ?, ?)",
-                                   [migration.version, migration.name, Date()])
-                return true
+            let didApply: Bool
+            if migration.online.isEmpty {
+                didApply = try connection.migrationTransaction { () throws -> Bool in
+                    guard try isPending(migration, connection) else { return false }
+                    try connection.execute(migration.sql)
+                    try record(migration, connection)
+                    return true
+                }
+            } else {
+                didApply = try connection.withMigrationLock { () throws -> Bool in
+                    let pending = try connection.migrationTransaction { () throws -> Bool in
+                        guard try isPending(migration, connection) else { return false }
+                        try connection.execute(migration.sql)
+                        return true
+                    }
+                    guard pending else { return false }
+                    for step in migration.online { try run(step, connection) }
+                    return try connection.migrationTransaction { () throws -> Bool in
+                        guard try isPending(migration, connection) else { return false }
+                        try record(migration, connection)
+                        return true
+                    }
+                }
             }
             if didApply { applied.append(migration.version) }
         }
         return MigrationReport(fromVersion: initial, toVersion: try currentVersion(connection), applied: applied)
+    }
+
+    /// Re-read under the lock: another process may have migrated meanwhile.
+    private func isPending(_ migration: SQLMigration, _ connection: some SQLMigratingConnection) throws -> Bool {
+        let current = try currentVersion(connection)
+        if current > latestVersion { throw StoreError.schemaTooNew(found: current, supported: latestVersion) }
+        return current < migration.version
+    }
+
+    private func record(_ migration: SQLMigration, _ connection: some SQLMigratingConnection) throws {
+        try connection.run("INSERT INTO \(Self.bookkeepingTable) (version, name, applied_at) VALUES (?, ?, ?)",
+                           [migration.version, migration.name, Date()])
+    }
+
+    private func run(_ step: SQLOnlineStep, _ connection: some SQLMigratingConnection) throws {
+        switch step {
+        case .index(let index):
+            try connection.buildIndexOnline(index)
+        case .backfill(let batch):
+            // One short transaction per batch: writers of other processes get in between.
+            while try connection.migrationTransaction({ try connection.run(batch, []) }) > 0 {}
+        }
     }
 
     /// The version the database is at; 0 when the bookkeeping table does not exist yet.

@@ -14,4 +14,12 @@ extension SQLiteConnection: SQLMigratingConnection {
     func tableExists(_ name: String) throws -> Bool {
         try queryOne("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", [name]) { _ in true } ?? false
     }
+
+    /// Each online step's transaction is `BEGIN IMMEDIATE`, which serialises it with other processes.
+    func withMigrationLock<T>(_ body: () throws -> T) throws -> T { try body() }
+
+    /// SQLite cannot build an index beside writers: one write transaction for the whole build.
+    func buildIndexOnline(_ index: SQLOnlineIndex) throws {
+        try writeTransaction { try execute(index.createStatement) }
+    }
 }

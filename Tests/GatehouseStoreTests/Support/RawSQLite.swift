@@ -29,10 +29,25 @@ final class RawSQLiteConnection {
             throw Failure(description: message.map { String(cString: $0) } ?? "exec failed")
         }
     }
+
+    /// The first column of the first row as text (nil: no row, or NULL).
+    func scalar(_ sql: String) throws -> String? {
+        var statement: OpaquePointer?
+        guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK else {
+            throw Failure(description: "prepare \(sql): \(String(cString: sqlite3_errmsg(handle)))")
+        }
+        defer { sqlite3_finalize(statement) }
+        guard sqlite3_step(statement) == SQLITE_ROW, let text = sqlite3_column_text(statement, 0) else { return nil }
+        return String(cString: text)
+    }
 }
 
 enum RawSQLite {
     static func execute(path: String, _ sql: String) throws {
         try RawSQLiteConnection(path: path).execute(sql)
+    }
+
+    static func scalar(path: String, _ sql: String) throws -> String? {
+        try RawSQLiteConnection(path: path).scalar(sql)
     }
 }

@@ -136,7 +136,8 @@ import Testing
         let live = try LiveServer.start()
         let client = live.client
         let inFlight = Task { try await client.get("/slow?ms=500") }
-        try await Task.sleep(for: .milliseconds(100))
+        // Until the handler runs: on a loaded machine the request can take longer than any fixed pause to arrive.
+        for _ in 0..<1000 where live.server.requestsInFlight < 1 { try await Task.sleep(for: .milliseconds(10)) }
         #expect(live.server.requestsInFlight == 1)
         let drained = await live.server.stop()
         #expect(drained)
@@ -150,7 +151,8 @@ import Testing
         let client = live.client
         // The request outlives the grace period by far, so a loaded machine's scheduling delay cannot blur the two.
         let stuck = Task { try await client.get("/slow?ms=5000") }
-        try await Task.sleep(for: .milliseconds(100))
+        for _ in 0..<1000 where live.server.requestsInFlight < 1 { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(live.server.requestsInFlight == 1)
         let started = ContinuousClock.now
         #expect(await live.server.stop() == false)
         #expect(ContinuousClock.now - started < .seconds(3), "stop returned at the grace period, not when the request ended")

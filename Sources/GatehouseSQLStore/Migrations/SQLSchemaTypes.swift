@@ -17,11 +17,16 @@ public struct SQLSchemaTypes: Sendable {
     public let table: String
     /// The same for a table keyed by its primary key alone: STRICT and WITHOUT ROWID on SQLite.
     public let keyedTable: String
+    /// The DDL of the index behind the administrators' email search (`EmailSearchIndex`): it differs
+    /// whole between the backends, not word by word.
+    public let emailSearchIndex: String
 
     public static let sqlite = SQLSchemaTypes(
         key: "TEXT", integer: "INTEGER", bytes: "BLOB", boolean: "INTEGER", falseDefault: "0",
-        sequence: "INTEGER PRIMARY KEY AUTOINCREMENT", table: " STRICT", keyedTable: " STRICT, WITHOUT ROWID")
+        sequence: "INTEGER PRIMARY KEY AUTOINCREMENT", table: " STRICT", keyedTable: " STRICT, WITHOUT ROWID",
+        emailSearchIndex: EmailSearchIndex.sqlite)
     public static let postgres = SQLSchemaTypes(
         key: "TEXT COLLATE \"C\"", integer: "BIGINT", bytes: "BYTEA", boolean: "BOOLEAN", falseDefault: "FALSE",
-        sequence: "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY", table: "", keyedTable: "")
+        sequence: "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY", table: "", keyedTable: "",
+        emailSearchIndex: EmailSearchIndex.postgres)
 }

@@ -361,6 +361,8 @@ public enum StoreMigrations {
                 ALTER TABLE refresh_tokens ADD COLUMN generation_at \(t.integer);
                 ALTER TABLE refresh_tokens ADD COLUMN prior_generation_at \(t.integer);
                 """),
+            // The admin API's `q` (email contains) found through trigrams rather than by reading every email.
+            SQLMigration(version: 41, name: "users_email_search", sql: t.emailSearchIndex),
         ]
     }
 

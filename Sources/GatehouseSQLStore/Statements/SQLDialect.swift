@@ -1,5 +1,5 @@
 /// What really differs between the two backends, chosen once when a database is opened: a few SQL
-/// words, and three strategies named for what they do, so no store asks which backend it runs on.
+/// words, and four strategies named for what they do, so no store asks which backend it runs on.
 /// Everything else — upserts (`ON CONFLICT … DO UPDATE`, `excluded.`), `RETURNING`, row values,
 /// `CAST`, `TRUE`/`FALSE` — is written once and runs on both.
 ///
@@ -24,14 +24,16 @@ public struct SQLDialect: Sendable {
     public let activeGrants: SQLActiveGrantsRead
     /// How a refresh token is rotated.
     public let refreshRotation: SQLRefreshRotation
+    /// How the administrators' email search finds its matches.
+    public let emailSearch: SQLEmailSearch
 
     public static let sqlite = SQLDialect(name: "sqlite", forUpdate: "", forUpdateSkipLocked: "", greatest: "MAX",
                                           readSnapshot: .readTransaction, activeGrants: .walk,
-                                          refreshRotation: .writerTransaction)
+                                          refreshRotation: .writerTransaction, emailSearch: .trigramTable)
     public static let postgres = SQLDialect(name: "postgres", forUpdate: " FOR UPDATE",
                                             forUpdateSkipLocked: " FOR UPDATE SKIP LOCKED", greatest: "GREATEST",
                                             readSnapshot: .autocommit, activeGrants: .recursiveQuery,
-                                            refreshRotation: .claimStatement)
+                                            refreshRotation: .claimStatement, emailSearch: .plannerChooses)
 }
 
 /// How a group of reads on one connection is run.
@@ -79,4 +81,14 @@ public enum SQLRefreshRotation: Sendable {
     /// Claim the current token and insert its successor in one data-modifying statement (PostgreSQL,
     /// `RefreshTokenSQL.claimAndInsert`); every other case takes a locking transaction.
     case claimStatement
+}
+
+/// How `UserSearchStore.search` finds the accounts whose email contains the query.
+public enum SQLEmailSearch: Sendable {
+    /// SQLite: its planner cannot weigh a full-text match against the creation-order walk, so the store
+    /// counts the trigram table's matches (up to a bound) and picks the plan itself.
+    case trigramTable
+    /// PostgreSQL: one `LIKE` statement; the planner weighs the `pg_trgm` index against the creation-order
+    /// walk from the column's statistics (and reads every email when `pg_trgm` was not available).
+    case plannerChooses
 }

@@ -49,12 +49,6 @@ enum AdminJSON {
         return LogTimestamp.format(seconds: seconds, milliseconds: milliseconds - seconds * 1000)
     }
 
-    static func user(_ user: User) -> [String: Any] {
-        ["id": user.id, "email": user.email, "name": user.displayName.map { $0 as Any } ?? NSNull(), "email_verified": user.emailVerified,
-         "disabled": user.disabled, "has_password": user.passwordHash != nil,
-         "created_at": time(user.createdAt), "updated_at": time(user.updatedAt)]
-    }
-
     static func session(_ session: Session) -> [String: Any] {
         ["id": session.idHash.hex, "created_at": time(session.createdAt), "last_seen_at": time(session.lastSeenAt),
          "expires_at": time(min(session.idleExpiresAt, session.absoluteExpiresAt)), "ip": session.ip.map { $0 as Any } ?? NSNull(),

@@ -43,7 +43,7 @@ struct AdminRoutes: Sendable {
             let page: Page<User>
             do { page = try await administration.list(query: query, cursor: try Self.query(request, "cursor"), limit: limit) }
             catch let error as StoreError where error.kind == .invalidArgument { throw AdminProblem.badRequest("The cursor is not valid.") }
-            return AdminJSON.response(["users": page.items.map(AdminJSON.user), "next_cursor": page.nextCursor.map { $0 as Any } ?? NSNull()])
+            return AdminJSON.userPage(page)
         }
         route(&router, .post, "/users") { request, actor in
             try Self.onlyQuery(request, [])
@@ -52,11 +52,11 @@ struct AdminRoutes: Sendable {
             let user = try await administration.create(email: email, password: try AdminJSON.string(body, "password", maxBytes: 4096),
                                                        displayName: try AdminJSON.string(body, "name", maxBytes: 200),
                                                        verified: try AdminJSON.bool(body, "email_verified") ?? false, by: actor)
-            return AdminJSON.response(AdminJSON.user(user), status: .created)
+            return AdminJSON.userResponse(user, status: .created)
         }
         route(&router, .get, "/users/{id}") { request, _ in
             try Self.onlyQuery(request, [])
-            return AdminJSON.response(AdminJSON.user(try await administration.user(id: Self.id(request))))
+            return AdminJSON.userResponse(try await administration.user(id: Self.id(request)))
         }
         route(&router, .patch, "/users/{id}") { request, actor in
             try Self.onlyQuery(request, [])
@@ -66,7 +66,7 @@ struct AdminRoutes: Sendable {
             if body["name"] is NSNull { change.displayName = .some(nil) }
             else if let name = try AdminJSON.string(body, "name", maxBytes: 200) { change.displayName = .some(name) }
             change.emailVerified = try AdminJSON.bool(body, "email_verified")
-            return AdminJSON.response(AdminJSON.user(try await administration.update(id: Self.id(request), change, by: actor)))
+            return AdminJSON.userResponse(try await administration.update(id: Self.id(request), change, by: actor))
         }
         route(&router, .delete, "/users/{id}") { request, _ in
             try Self.onlyQuery(request, [])
@@ -76,7 +76,7 @@ struct AdminRoutes: Sendable {
         for (action, disabled) in [("disable", true), ("enable", false)] {
             route(&router, .post, "/users/{id}/" + action) { request, _ in
                 try Self.onlyQuery(request, [])
-                return AdminJSON.response(AdminJSON.user(try await administration.setDisabled(id: Self.id(request), disabled)))
+                return AdminJSON.userResponse(try await administration.setDisabled(id: Self.id(request), disabled))
             }
         }
         route(&router, .get, "/users/{id}/sessions") { request, _ in

@@ -46,6 +46,7 @@ public enum StoreSchema {
         Version(number: 38, name: "authorization_bindings"),
         Version(number: 39, name: "webauthn_second_steps"),
         Version(number: 40, name: "refresh_token_generations"),
+        Version(number: 41, name: "users_email_search"),
     ]
 
     /// The version this build expects after `migrate()`.

@@ -47,10 +47,17 @@ enum PostgresTestCluster {
     /// parallel, and each pool may open several server processes.
     static let gate = AsyncGate(limit: 6)
 
+    /// `pg_trgm` (the email search's index) installed once, in `public`: had the first test schema's migration
+    /// installed it, dropping that schema would take the extension and every other schema's index along.
+    private static let trigramExtension = Task<Void, any Error> {
+        _ = try await RawPostgres.execute(url: try requireURL(), "CREATE EXTENSION IF NOT EXISTS pg_trgm SCHEMA public")
+    }
+
     /// A new empty schema; databases opened with its `url` see only that schema.
     /// With `owner`, a new login role owns the schema and the URL connects as that role.
     static func makeSchema(ownRole: Bool = false) async throws -> PostgresTestSchema {
         let base = try requireURL()
+        try await trigramExtension.value
         let suffix = UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(16)
         let schema = PostgresTestSchema(name: "gh_test_\(suffix)", role: ownRole ? "gh_role_\(suffix)" : nil, baseURL: base)
         if let role = schema.role {

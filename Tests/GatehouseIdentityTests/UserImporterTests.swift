@@ -88,6 +88,42 @@ import Testing
         #expect(try await database.auditLog.list(userId: five.id, limit: 10).map(\.event.type) == ["account.updated", "account.imported"])
     }
 
+    /// Batches of 3 over 8 rows (the last one partial), with a row updating an account of the batch before it and
+    /// one its own batch created: every row counted and audited once, whatever batch it fell in.
+    @Test func batchBoundariesLoseNoRow() async throws {
+        let (importer, database) = try await Self.importer(batchSize: 3)
+        var lines = (1...7).map { #"{"email": "row\#($0)@example.com", "external_id": "\#($0)", "uid": "g\#($0)", "provider": "google"}"# }
+        lines.append(#"{"email": "row2-new@example.com", "external_id": "2", "name": "Two"}"#)   // batch 3 onto batch 1's account
+        lines.insert(#"{"email": "row4@example.com", "external_id": "4", "name": "Four"}"#, at: 5) // batch 2 onto its own
+        let report = try await importer.run(lines.joined(separator: "\n"), dryRun: false)
+        #expect(report.errors.isEmpty, "\(report.errors)")
+        #expect(report.created == 7 && report.updated == 2)
+        #expect(try await database.users.count() == 7)
+        #expect(try await database.auditLog.count(userId: nil) == 9)
+        #expect(try await database.users.find(email: "row2-new@example.com")?.displayName == "Two")
+        #expect(try await database.users.find(email: "row4@example.com")?.displayName == "Four")
+        let seven = try #require(try await database.users.find(email: "row7@example.com"))
+        #expect(try await database.externalIdentities.list(userId: seven.id).map(\.subject) == ["g7"])
+        // A re-run updates every row and creates nothing.
+        let again = try await importer.run(lines.joined(separator: "\n"), dryRun: false)
+        #expect(again.errors.isEmpty && again.created == 0 && again.updated == 9)
+        #expect(try await database.users.count() == 7)
+    }
+
+    /// A malformed line in the middle of what would be a batch: reported by its line, and no row of any batch is written.
+    @Test func aMalformedRowInABatchWritesNothing() async throws {
+        let (importer, database) = try await Self.importer(batchSize: 4)
+        var lines = (1...10).map { #"{"email": "row\#($0)@example.com"}"# }
+        lines[5] = #"{"email": "row6@example.com", "verified": "perhaps"}"#
+        lines[6] = #"{"email": "row7@example.com""#
+        let report = try await importer.run(lines.joined(separator: "\n"), dryRun: false)
+        #expect(report.errors == [ImportRowError(line: 6, message: "verified must be true or false"),
+                                  ImportRowError(line: 7, message: "not a JSON object")])
+        #expect(report.created == 0 && report.updated == 0)
+        #expect(try await database.users.count() == 0)
+        #expect(try await database.auditLog.count(userId: nil) == 0)
+    }
+
     @Test func conflictsFoundBeforeWritingAreReportedInLineOrderAcrossReadChunks() async throws {
         let (importer, database) = try await Self.importer()
         // Accounts created in Gatehouse: a row onto one is a conflict without merge_existing.

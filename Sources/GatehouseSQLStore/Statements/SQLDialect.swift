@@ -26,14 +26,44 @@ public struct SQLDialect: Sendable {
     public let refreshRotation: SQLRefreshRotation
     /// How the administrators' email search finds its matches.
     public let emailSearch: SQLEmailSearch
+    /// How statements binding long value lists are planned.
+    public let listPlanning: SQLListPlanning
 
     public static let sqlite = SQLDialect(name: "sqlite", forUpdate: "", forUpdateSkipLocked: "", greatest: "MAX",
                                           readSnapshot: .readTransaction, activeGrants: .walk,
-                                          refreshRotation: .writerTransaction, emailSearch: .trigramTable)
+                                          refreshRotation: .writerTransaction, emailSearch: .trigramTable,
+                                          listPlanning: .asPrepared)
     public static let postgres = SQLDialect(name: "postgres", forUpdate: " FOR UPDATE",
                                             forUpdateSkipLocked: " FOR UPDATE SKIP LOCKED", greatest: "GREATEST",
                                             readSnapshot: .autocommit, activeGrants: .recursiveQuery,
-                                            refreshRotation: .claimStatement, emailSearch: .plannerChooses)
+                                            refreshRotation: .claimStatement, emailSearch: .plannerChooses,
+                                            listPlanning: .perRun)
+}
+
+/// How statements that bind long value lists (`key IN (?, ?, …)`, a bulk import's lookups) are planned.
+public enum SQLListPlanning: Sendable {
+    /// Once, when prepared (SQLite: without collected statistics its plans do not depend on table sizes).
+    case asPrepared
+    /// For the values at every run (PostgreSQL, `plan_cache_mode = force_custom_plan`): after five runs a prepared
+    /// statement may keep a generic plan made while a bulk import's table was still small, a scan of the whole
+    /// table for every list — an import of 100,000 rows went quadratic on it.
+    case perRun
+
+    /// Runs `body` with its statements planned as this says; `inTransaction`: `db` is inside a transaction,
+    /// which then scopes the setting (otherwise it is reset afterwards).
+    func run<T>(_ db: some SQLConnection, inTransaction: Bool, _ body: () throws -> T) throws -> T {
+        switch self {
+        case .asPrepared:
+            return try body()
+        case .perRun where inTransaction:
+            _ = try db.run("SET LOCAL plan_cache_mode = force_custom_plan", [])
+            return try body()
+        case .perRun:
+            _ = try db.run("SET plan_cache_mode = force_custom_plan", [])
+            defer { _ = try? db.run("RESET plan_cache_mode", []) }
+            return try body()
+        }
+    }
 }
 
 /// How a group of reads on one connection is run.

@@ -18,6 +18,21 @@ struct SQLAuditLogStore<Database: SQLDatabase>: AuditLogStore {
         return sequence
     }
 
+    func appendAll(_ events: [AuditEvent]) async throws {
+        guard !events.isEmpty else { return }
+        try await database.transaction { db in
+            var start = 0
+            for size in SQLValueLists.runs(events.count, limit: 128) {
+                let parameters: [any SQLBindable] = events[start..<start + size].flatMap { event -> [any SQLBindable] in
+                    [event.occurredAt, event.userId, event.type, event.ip, event.userAgent, event.details]
+                }
+                _ = try db.run("INSERT INTO audit_log (occurred_at, user_id, event_type, ip, user_agent, details) VALUES "
+                               + SQLValueLists.placeholders(rows: size, width: 6), parameters)
+                start += size
+            }
+        }
+    }
+
     func list(userId: String, limit: Int) async throws -> [AuditRecord] {
         try await database.read { db in
             try db.query(AuditSQL.listByUser, [userId, min(max(limit, 1), 1000)], AuditSQL.decode)

@@ -6,6 +6,9 @@ public protocol AuditLogStore: Sendable {
     @discardableResult
     func append(_ event: AuditEvent) async throws -> Int64
 
+    /// Appends `events` in order, in one write (a bulk import's entries, thousands at a time).
+    func appendAll(_ events: [AuditEvent]) async throws
+
     /// The user's most recent events, newest first, at most `limit` (1…1000).
     func list(userId: String, limit: Int) async throws -> [AuditRecord]
 

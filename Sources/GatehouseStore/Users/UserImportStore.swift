@@ -125,6 +125,10 @@ public protocol UserImportStore: Sendable {
     /// product user id name two different accounts.
     func match(_ row: ImportedUser) async throws -> ImportMatch?
 
+    /// ``match(_:)`` of every row, in row order, read together (each row on its own against the database,
+    /// not after the others): a conflict is that row's failure.
+    func matches(_ rows: [ImportedUser]) async throws -> [Result<ImportMatch?, ImportRowConflict>]
+
     /// The account whose product user id is `productUserId`.
     func find(productUserId: String) async throws -> User?
 

@@ -29,6 +29,24 @@ struct AuditLogStoreTests {
         }
     }
 
+    /// A bulk append writes every event as given, in order (past one INSERT's rows: 300 = 128 + 128 + 32 + 8 + 4).
+    @Test(arguments: StoreBackends.all)
+    func appendAllKeepsEveryEventInOrder(_ backend: StoreBackend) async throws {
+        try await withDatabase(backend) { db in
+            try await db.auditLog.append(Self.event("before", at: 0))
+            let bulk = (1...300).map { Self.event("bulk.\($0)", user: $0 == 7 ? nil : "u1", at: 1) }
+            try await db.auditLog.appendAll(bulk)
+            try await db.auditLog.appendAll([])
+            #expect(try await db.auditLog.count(userId: nil) == 301)
+            #expect(try await db.auditLog.count(userId: "u1") == 300)
+            let newest = try await db.auditLog.list(userId: "u1", limit: 3)
+            #expect(newest.map(\.event.type) == ["bulk.300", "bulk.299", "bulk.298"])
+            #expect(newest[0].event == Self.event("bulk.300", at: 1))
+            let sequences = try await db.auditLog.list(userId: "u1", limit: 1000).map(\.sequence)
+            #expect(sequences == sequences.sorted(by: >) && Set(sequences).count == 300)
+        }
+    }
+
     @Test(arguments: StoreBackends.all)
     func eventsOutliveTheUser(_ backend: StoreBackend) async throws {
         try await withDatabase(backend) { db in

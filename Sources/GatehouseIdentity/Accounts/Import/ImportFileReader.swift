@@ -43,22 +43,39 @@ public enum ImportFileReader {
 
     private static func readJSONLines(_ text: String) -> ([ImportRecord], [ImportRowError]) {
         var records: [ImportRecord] = [], errors: [ImportRowError] = []
-        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines)
-            if trimmed.isEmpty { continue }
-            guard let object = try? JSONSerialization.jsonObject(with: Data(trimmed.utf8)) as? [String: Any] else {
-                errors.append(ImportRowError(line: index + 1, message: "not a JSON object"))
-                continue
+        var text = text
+        text.withUTF8 { bytes in
+            var start = 0, number = 1
+            // Lines end at LF — not at CR LF, which is one Character and so never split the file as `Character`s:
+            // a file of CR LF lines reads as it always has.
+            for end in 0...bytes.count where end == bytes.count || (bytes[end] == 0x0A && (end == 0 || bytes[end - 1] != 0x0D)) {
+                let line = UnsafeBufferPointer(rebasing: bytes[start..<end])
+                if let fields = ImportJSONLineParser.fields(line) {
+                    records.append(ImportRecord(line: number, fields: fields))
+                } else {
+                    readWithFoundation(String(decoding: line, as: UTF8.self), number: number, &records, &errors)
+                }
+                start = end + 1; number += 1
             }
-            var fields: [String: ImportValue] = [:]
-            var bad: String?
-            for (key, value) in object {
-                if let converted = convert(value) { fields[key] = converted } else { bad = key }
-            }
-            if let bad { errors.append(ImportRowError(line: index + 1, message: "field \(bad) has an unsupported value")) }
-            else { records.append(ImportRecord(line: index + 1, fields: fields)) }
         }
         return (records, errors)
+    }
+
+    /// A line the fast parser left alone (blank, invalid, or unusual): read as JSONSerialization reads it.
+    private static func readWithFoundation(_ line: String, number: Int, _ records: inout [ImportRecord], _ errors: inout [ImportRowError]) {
+        let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines)
+        if trimmed.isEmpty { return }
+        guard let object = try? JSONSerialization.jsonObject(with: Data(trimmed.utf8)) as? [String: Any] else {
+            errors.append(ImportRowError(line: number, message: "not a JSON object"))
+            return
+        }
+        var fields: [String: ImportValue] = [:]
+        var bad: String?
+        for (key, value) in object {
+            if let converted = convert(value) { fields[key] = converted } else { bad = key }
+        }
+        if let bad { errors.append(ImportRowError(line: number, message: "field \(bad) has an unsupported value")) }
+        else { records.append(ImportRecord(line: number, fields: fields)) }
     }
 
     private static func convert(_ value: Any) -> ImportValue? {

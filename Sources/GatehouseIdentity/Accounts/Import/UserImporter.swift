@@ -58,8 +58,9 @@ public struct UserImporter: Sendable {
         guard report.errors.isEmpty else { return report }
         // Every row judged before anything is written, so a conflict anywhere writes nothing (as a bad row does).
         var planned = (created: 0, updated: 0)
-        for start in stride(from: 0, to: rows.count, by: Self.inFlight) {
-            for (row, found) in zip(rows[start..<min(start + Self.inFlight, rows.count)], try await matches(rows, from: start)) {
+        for start in stride(from: 0, to: rows.count, by: Self.readChunk) {
+            let chunk = Array(rows[start..<min(start + Self.readChunk, rows.count)])
+            for (row, found) in zip(chunk, try await imports.matches(chunk)) {
                 switch found {
                 case .success(nil): planned.created += 1
                 case .success(let match?):
@@ -83,16 +84,10 @@ public struct UserImporter: Sendable {
             do {
                 // The rule is applied again inside the transaction: an account created since the check is still refused.
                 let outcomes = try await imports.importBatch(batch, at: clock.now()) { rule.decide($0, onto: $1) }
-                // The batch's audit entries in flight together, so the writer commits them in a few transactions:
-                // one after another, each paid its own commit (and fsync), which held an import to ~400 rows/s.
-                await withTaskGroup(of: Void.self) { group in
-                    for outcome in outcomes {
-                        group.addTask {
-                            await audit.record(outcome.action == .created ? .accountImported : .accountUpdated, userId: outcome.userId,
-                                               context: .unknown, details: ["by": "import"])
-                        }
-                    }
-                }
+                // The batch's audit entries in one write: each one alone paid its own commit (and fsync).
+                await audit.recordAll(outcomes.map {
+                    AuditTrail.Entry($0.action == .created ? .accountImported : .accountUpdated, userId: $0.userId, details: ["by": "import"])
+                }, context: .unknown)
                 for outcome in outcomes {
                     if outcome.action == .created { report.created += 1 } else { report.updated += 1 }
                     if outcome.claimed {
@@ -109,27 +104,9 @@ public struct UserImporter: Sendable {
         return report
     }
 
-    /// How many rows are matched against the database at once before anything is written.
-    static let inFlight = 256
-
-    /// The matches of rows `start..<start + inFlight`, in row order: read concurrently, since each read is a hop to
-    /// a reader connection and a million of them one after another were most of a large import's time.
-    private func matches(_ rows: [ImportedUser], from start: Int) async throws -> [Result<ImportMatch?, ImportRowConflict>] {
-        let end = min(start + Self.inFlight, rows.count)
-        return try await withThrowingTaskGroup(of: (Int, Result<ImportMatch?, ImportRowConflict>).self) { group in
-            for index in start..<end {
-                let row = rows[index]
-                group.addTask {
-                    do { return (index, .success(try await imports.match(row))) } catch let conflict as ImportRowConflict {
-                        return (index, .failure(conflict))
-                    }
-                }
-            }
-            var found = [Result<ImportMatch?, ImportRowConflict>](repeating: .success(nil), count: end - start)
-            for try await (index, result) in group { found[index - start] = result }
-            return found
-        }
-    }
+    /// How many rows are matched against the database in one read before anything is written: a read per row,
+    /// a million of them one after another, was most of a large import's time.
+    static let readChunk = 256
 
     func validate(_ record: ImportRecord) throws(ImportRowError) -> ImportedUser {
         let line = record.line

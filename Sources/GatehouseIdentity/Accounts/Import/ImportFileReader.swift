@@ -22,6 +22,11 @@ public struct ImportRowError: Error, Sendable, Equatable, CustomStringConvertibl
     public var line: Int
     public var message: String
     public var description: String { "line \(line): \(message)" }
+
+    public init(line: Int, message: String) {
+        self.line = line
+        self.message = message
+    }
 }
 
 /// Reads JSON lines (one object per line) or CSV (RFC 4180, a header row) into records.

@@ -46,8 +46,13 @@ public enum SQLListPlanning: Sendable {
     case asPrepared
     /// For the values at every run (PostgreSQL, `plan_cache_mode = force_custom_plan`): after five runs a prepared
     /// statement may keep a generic plan made while a bulk import's table was still small, a scan of the whole
-    /// table for every list — an import of 100,000 rows went quadratic on it.
+    /// table for every list — an import of 100,000 rows went quadratic on it. Bitmap scans are off too: the
+    /// planner costs `pg_trgm`'s GIN index as cheap for `email IN (…)` (its operator class serves `=`), and a
+    /// list of 500 emails through it read every account whose email shares a trigram, some seconds a batch.
     case perRun
+
+    /// The settings `perRun` gives the statements it runs (`SET LOCAL` in a transaction, `SET` and `RESET` outside).
+    static let perRunSettings = [("plan_cache_mode", "force_custom_plan"), ("enable_bitmapscan", "off")]
 
     /// Runs `body` with its statements planned as this says; `inTransaction`: `db` is inside a transaction,
     /// which then scopes the setting (otherwise it is reset afterwards).
@@ -56,11 +61,11 @@ public enum SQLListPlanning: Sendable {
         case .asPrepared:
             return try body()
         case .perRun where inTransaction:
-            _ = try db.run("SET LOCAL plan_cache_mode = force_custom_plan", [])
+            for (name, value) in Self.perRunSettings { _ = try db.run("SET LOCAL \(name) = \(value)", []) }
             return try body()
         case .perRun:
-            _ = try db.run("SET plan_cache_mode = force_custom_plan", [])
-            defer { _ = try? db.run("RESET plan_cache_mode", []) }
+            defer { for (name, _) in Self.perRunSettings { _ = try? db.run("RESET \(name)", []) } }
+            for (name, value) in Self.perRunSettings { _ = try db.run("SET \(name) = \(value)", []) }
             return try body()
         }
     }

@@ -51,10 +51,10 @@ public enum ImportFileReader {
         var text = text
         text.withUTF8 { bytes in
             var start = 0, number = 1
-            // Lines end at LF — not at CR LF, which is one Character and so never split the file as `Character`s:
-            // a file of CR LF lines reads as it always has.
-            for end in 0...bytes.count where end == bytes.count || (bytes[end] == 0x0A && (end == 0 || bytes[end - 1] != 0x0D)) {
-                let line = UnsafeBufferPointer(rebasing: bytes[start..<end])
+            // Lines end at LF, and a CR just before it is part of the line ending (files written on Windows).
+            for end in 0...bytes.count where end == bytes.count || bytes[end] == 0x0A {
+                let stop = end > start && end < bytes.count && bytes[end - 1] == 0x0D ? end - 1 : end
+                let line = UnsafeBufferPointer(rebasing: bytes[start..<stop])
                 if let fields = ImportJSONLineParser.fields(line) {
                     records.append(ImportRecord(line: number, fields: fields))
                 } else {

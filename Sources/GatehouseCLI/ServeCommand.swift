@@ -54,7 +54,6 @@ enum ServeCommand: CLICommand {
         let app = GatehouseApp(configuration: configuration, database: database, secrets: secrets, log: log,
                                demoProviders: SimulatedDemoProviders())
         try await app.services.keys.ensureSigningKey()
-        try await app.services.preparePasswordChecks()
         // The app's configuration, not the file's: demo mode adds its clients (demo-native) there.
         for configured in app.configuration.clients {
             try await app.services.tokens.registry.apply(configured.registration, secret: configured.secret)
@@ -65,6 +64,15 @@ enum ServeCommand: CLICommand {
         }
         let server = app.makeServer()
         let port = try server.start()
+        // After listening, not before: the bcrypt scan reads every account (a second at a million) and the
+        // dummy is an Argon2id hash. Until it ends, the only difference a sign-in can time is an unknown
+        // account's missing bcrypt dummy, and the first bcrypt account checked adds it anyway.
+        let passwordChecks = Task {
+            do { try await app.services.preparePasswordChecks() } catch {
+                log.warn("could not read the bcrypt cost in use; unknown accounts get a bcrypt dummy once one is checked",
+                         [("error", String(describing: error))])
+            }
+        }
         let metricsServer = app.makeMetricsServer()
         if let metricsServer {
             let metricsPort = try metricsServer.start()
@@ -99,6 +107,7 @@ enum ServeCommand: CLICommand {
         let drained = await server.stop()
         if !drained { log.error("requests still running at the shutdown deadline; exiting anyway") }
         await reloader.value.stop()
+        await passwordChecks.value
         await database.close()
         log.info("stopped")
         return ExitCode.success

@@ -15,6 +15,9 @@ struct SQLiteConnectionTests {
         #expect(try await db.pragma("foreign_keys") == "1")
         #expect(try await db.pragma("synchronous") == "2")  // FULL: acknowledged writes survive a power loss
         #expect(try await db.pragma("synchronous", onReader: true) == "2")
+        // Negative: KiB. The writer's cache holds an import batch's dirty pages, a reader's the large indexes' upper levels.
+        #expect(try await db.pragma("cache_size") == "-65536")
+        #expect(try await db.pragma("cache_size", onReader: true) == "-16384")
         #expect(try await db.pragma("journal_size_limit") == "16777216")
         #expect(try await db.pragma("busy_timeout") == "5000")
         #expect(try await db.pragma("query_only", onReader: true) == "1")

@@ -158,4 +158,25 @@ import Testing
         mismatched.modulus = try SigningKey.generate(.rs256).publicJWK.modulus
         #expect(throws: JOSEError.self) { try SigningKey(privateJWK: mismatched) }
     }
+
+    /// The key ring's reload of its own sealed keys skips only the RSA parts' primality check: the key signs as
+    /// before, and a JWK whose n does not belong to its parts is still refused.
+    @Test func aSealedKeyReloadsWithoutTheRSAPartsCheckAndStillChecksTheRest() throws {
+        let kek = KeyEncryptionKey.generate()
+        for algorithm in [JWSAlgorithm.rs256, .es256, .edDSA] {
+            let key = try SigningKey.generate(algorithm)
+            let reloaded = try SigningKey(sealedPrivateJWKData: kek.open(kek.seal(key.privateJWKData(), keyID: key.keyID), keyID: key.keyID))
+            #expect(reloaded.keyID == key.keyID && reloaded.algorithm == algorithm)
+            let message = Array("sealed".utf8)
+            try key.verificationKey.verify(signature: try reloaded.sign(message), for: message, algorithm: algorithm)
+        }
+        let rsa = try SigningKey.generate(.rs256)
+        var mismatched = try JWK(json: rsa.privateJWKData())
+        mismatched.modulus = try SigningKey.generate(.rs256).publicJWK.modulus
+        #expect(throws: JOSEError.self) { try SigningKey(sealedPrivateJWKData: mismatched.jsonData()) }
+        let ec = try SigningKey.generate(.es256)
+        var wrongY = try JWK(json: ec.privateJWKData())
+        wrongY.y = (try SigningKey.generate(.es256)).publicJWK.y
+        #expect(throws: JOSEError.self) { try SigningKey(sealedPrivateJWKData: wrongY.jsonData()) }
+    }
 }

@@ -116,7 +116,8 @@ public final class SigningKeyRing: Sendable {
             do { privateJWK = try kek.open(record.encryptedPrivateKey, keyID: record.kid) } catch {
                 throw Failure.undecryptable(kid: record.kid)
             }
-            let key = try GatehouseCrypto.SigningKey(privateJWKData: privateJWK)
+            // Opened under the key-encryption key, so these are the bytes this ring sealed.
+            let key = try GatehouseCrypto.SigningKey(sealedPrivateJWKData: privateJWK)
             keys.append(ScheduledSigningKey(key: key, createdAt: record.createdAt, activatesAt: record.activatesAt,
                                             retiredAt: record.retiredAt, publishUntil: record.publishUntil))
         }

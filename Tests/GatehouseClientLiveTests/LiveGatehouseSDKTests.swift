@@ -30,7 +30,16 @@ import Testing
         let browser: BrowserLikeClient
     }
 
+    /// The port is chosen before the server binds it (the public URL names it), so another test's socket can take it
+    /// in between: a start that cannot listen tries again on another port.
     static func start(_ tweak: (inout GatehouseConfiguration) -> Void = { _ in }) async throws -> Live {
+        for _ in 1..<4 {
+            do { return try await startOnce(tweak) } catch HTTPServer.StartError.cannotListen { continue }
+        }
+        return try await startOnce(tweak)
+    }
+
+    private static func startOnce(_ tweak: (inout GatehouseConfiguration) -> Void) async throws -> Live {
         let port = try freeLoopbackPort()
         var configuration = try GatehouseConfiguration.load(environment: [
             "GATEHOUSE_PUBLIC_URL": "http://127.0.0.1:\(port)", "GATEHOUSE_LISTEN": "127.0.0.1:\(port)"])

@@ -148,10 +148,14 @@ def test_the_data_download_after_the_password(acme, sink, browsers, tmp_path):
     click_and_wait(driver, driver.find_element(By.CSS_SELECTOR, 'a[href="/account/export"]'))
     fill(driver, password="correct horse battery")
     driver.find_element(By.CSS_SELECTOR, 'form[action="/account/export"] button[type=submit]').click()
-    deadline = time.time() + 20
-    while not list(tmp_path.glob("account-data.json")) and time.time() < deadline:
-        time.sleep(0.1)
-    data = json.loads((tmp_path / "account-data.json").read_text())
+    # Chromium may show the file before its bytes are in: wait until it holds a whole JSON document.
+    deadline, data = time.time() + 20, None
+    while data is None and time.time() < deadline:
+        try:
+            data = json.loads((tmp_path / "account-data.json").read_text())
+        except (FileNotFoundError, json.JSONDecodeError):
+            time.sleep(0.1)
+    assert data is not None, "no complete account-data.json was downloaded"
     assert data["profile"]["email"] == "kim@example.com" and data["profile"]["has_password"] is True
     assert data["sessions"] and any(entry["type"] == "sign_in.succeeded" for entry in data["audit"])
     text = json.dumps(data)

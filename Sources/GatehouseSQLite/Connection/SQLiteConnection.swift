@@ -15,8 +15,8 @@ final class SQLiteConnection: SQLConnection, @unchecked Sendable {  // confined 
 
         /// The page cache's limit (`PRAGMA cache_size`, KiB; SQLite's default is 2,000). A batch of 500 imported
         /// accounts dirties thousands of index pages across `users`, its four indexes and the trigram table: in
-        /// 2 MB the writer spilled them mid-transaction, and the import slowed to 3,100 rows/s at a million
-        /// users. A reader's cache keeps the upper levels of the large indexes. Memory is taken only as pages
+        /// 2 MB the writer spills them to the WAL mid-transaction (the import fell to 3,100 rows/s at a million
+        /// users with it; not yet measured with this cache). A reader's cache keeps the upper levels of the large indexes. Memory is taken only as pages
         /// are read, so a small database never reaches these limits.
         var cacheKibibytes: Int {
             switch self {

@@ -8,18 +8,19 @@ import Synchronization
 ///
 /// Every process runs the loop, but only the one holding the `maintenance` lease purges, so
 /// several processes on one database do not all scan the same tables. Each purge deletes at most
-/// `batchSize` rows in its own short statement, and a run stops after `maxBatchesPerTable` per
-/// table, so no lock is held for long and a backlog drains over several runs instead of in one
-/// big transaction. The lease outlives a few intervals: if its holder dies, another process
+/// `batchSize` rows in its own short statement (fewer when a batch held the writer longer than
+/// ``PurgePacing/holdTarget``), rests as long as the batch took, and a run stops after
+/// `batchSize × maxBatchesPerTable` rows per table, so no lock is held for long and a backlog
+/// drains over several runs instead of in one big transaction. The lease outlives a few intervals: if its holder dies, another process
 /// takes over once it expires.
 public final class MaintenanceService: Sendable {
     /// How often and how much.
     public struct Settings: Sendable, Equatable {
         /// Seconds between runs (config `maintenance.interval_seconds`).
         public var interval: TimeInterval
-        /// Rows deleted per statement.
+        /// Rows deleted per statement at most (pacing makes it fewer on a slow table).
         public var batchSize: Int
-        /// Batches per table per run, so one run stays short even with a large backlog.
+        /// A run's rows per table are at most `batchSize` times this, so one run stays short even with a large backlog.
         public var maxBatchesPerTable: Int
 
         public init(interval: TimeInterval = 60, batchSize: Int = 500, maxBatchesPerTable: Int = 20) {
@@ -64,6 +65,8 @@ public final class MaintenanceService: Sendable {
     /// Shared work run after the purges, by the lease holder only.
     let jobs: [MaintenanceJob]
     private let loop = Mutex<Task<Void, Never>?>(nil)
+    /// Each table's batch size as ``PurgePacing`` last left it, so the next run starts there.
+    private let pacedSizes = Mutex<[String: Int]>([:])
 
     /// - Parameters:
     ///   - onReport: called after every run that held the lease (for logs and metrics).
@@ -84,14 +87,16 @@ public final class MaintenanceService: Sendable {
             return Report(purged: [], skipped: true)
         }
         var report = Report(purged: [], skipped: false)
+        // The lease is taken once per run: a run that outlasted half of it could overlap the next holder's.
+        let deadline = ContinuousClock.now.advanced(by: .seconds(settings.leaseTTL / 2))
+        let pacing = PurgePacing(largest: settings.batchSize)
+        let budget = settings.batchSize * max(settings.maxBatchesPerTable, 1)
         for (table, purge) in purges() {
-            var rows = 0
-            for _ in 0..<max(settings.maxBatchesPerTable, 1) {
-                try Task.checkCancellation()
-                let removed = try await purge(clock.now(), settings.batchSize)
-                rows += removed
-                if removed < settings.batchSize { break }
+            let start = pacedSizes.withLock { $0[table] } ?? settings.batchSize
+            let (rows, next) = try await pacing.run(startingAt: start, budget: budget, until: deadline) { [clock] limit in
+                try await purge(clock.now(), limit)
             }
+            pacedSizes.withLock { $0[table] = next }
             report.purged.append((table, rows))
         }
         for job in jobs {

@@ -21,39 +21,56 @@ struct Catalogue: Sendable, Equatable {
         self.tag = tag; self.name = name; self.rightToLeft = rightToLeft; self.messages = messages
     }
 
-    /// Parses a catalogue file's text; `file` names it in errors.
+    /// Parses a catalogue file's text; `file` names it in errors. It works on the UTF-8 bytes: every
+    /// syntax character is ASCII, and Character-level scanning of the six shipped files was a fifth of
+    /// start-up. Lines end at LF; a CR before it is trimmed like a space.
     init(parsing text: String, file: String) throws(ParseError) {
         var tag: String?, name: String?, rightToLeft = false
         var messages: [String: String] = [:]
-        for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let line = raw.trimmingSpaces
-            let number = index + 1
-            if line.isEmpty || line.hasPrefix("#") { continue }
-            if line.hasPrefix("@") {
-                let parts = line.dropFirst().split(separator: " ", maxSplits: 1).map(String.init)
-                guard parts.count == 2 else { throw ParseError(file: file, line: number, reason: "a header needs a value") }
-                switch parts[0] {
-                case "language": tag = parts[1].trimmingSpaces
-                case "name": name = parts[1].trimmingSpaces
+        let bytes = Array(text.utf8)
+        var lineStart = 0, number = 0
+        while lineStart <= bytes.count {
+            let lineEnd = bytes[lineStart...].firstIndex(of: UInt8(ascii: "\n")) ?? bytes.count
+            defer { lineStart = lineEnd + 1 }
+            number += 1
+            let line = Self.trimmed(bytes[lineStart..<lineEnd])
+            guard let first = line.first, first != UInt8(ascii: "#") else { continue }
+            if first == UInt8(ascii: "@") {
+                let header = line.dropFirst()
+                guard let space = header.firstIndex(of: UInt8(ascii: " ")) else {
+                    throw ParseError(file: file, line: number, reason: "a header needs a value")
+                }
+                let field = String(decoding: header[..<space], as: UTF8.self)
+                let value = String(decoding: Self.trimmed(header[(space + 1)...]), as: UTF8.self)
+                switch field {
+                case "language": tag = value
+                case "name": name = value
                 case "direction":
-                    guard ["ltr", "rtl"].contains(parts[1].trimmingSpaces) else {
+                    guard value == "ltr" || value == "rtl" else {
                         throw ParseError(file: file, line: number, reason: "@direction is ltr or rtl")
                     }
-                    rightToLeft = parts[1].trimmingSpaces == "rtl"
-                default: throw ParseError(file: file, line: number, reason: "unknown header @\(parts[0])")
+                    rightToLeft = value == "rtl"
+                default: throw ParseError(file: file, line: number, reason: "unknown header @\(field)")
                 }
                 continue
             }
-            guard let equals = line.firstIndex(of: "=") else {
+            guard let equals = line.firstIndex(of: UInt8(ascii: "=")) else {
                 throw ParseError(file: file, line: number, reason: "expected `key = text`")
             }
-            let key = line[..<equals].trimmingSpaces
+            let key = String(decoding: Self.trimmed(line[..<equals]), as: UTF8.self)
             guard Self.isKey(key) else { throw ParseError(file: file, line: number, reason: "`\(key)` is not a key (a-z, 0-9, _ and ., optionally [category])") }
             guard messages[key] == nil else { throw ParseError(file: file, line: number, reason: "`\(key)` is defined twice") }
-            messages[key] = Self.unescape(line[line.index(after: equals)...].trimmingSpaces)
+            messages[key] = Self.unescape(Self.trimmed(line[(equals + 1)...]))
         }
         guard let tag else { throw ParseError(file: file, line: 1, reason: "missing @language") }
         self.init(tag: tag, name: name ?? tag, rightToLeft: rightToLeft, messages: messages)
+    }
+
+    /// The bytes without the spaces, tabs and CRs around them.
+    private static func trimmed(_ bytes: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
+        let isSpace: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }
+        guard let start = bytes.firstIndex(where: { !isSpace($0) }), let end = bytes.lastIndex(where: { !isSpace($0) }) else { return [] }
+        return bytes[start...end]
     }
 
     /// `a.b_c` or `a.b[few]`: lowercase words joined by dots, with an optional plural category.
@@ -64,25 +81,29 @@ struct Catalogue: Sendable, Equatable {
             base = key[..<open]
         }
         return !base.isEmpty && base.first != "." && base.last != "."
-            && base.allSatisfy { ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "_" || $0 == "." }
+            && base.utf8.allSatisfy { (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == 0x5F || $0 == 0x2E }
     }
 
     /// `\n` is a line break (mail bodies), `\\` a backslash.
-    static func unescape(_ text: String) -> String {
-        guard text.contains("\\") else { return text }
-        var out = "", escaping = false
-        for character in text {
+    static func unescape(_ text: String) -> String { unescape(ArraySlice(text.utf8)) }
+
+    private static func unescape(_ text: ArraySlice<UInt8>) -> String {
+        let backslash = UInt8(ascii: "\\")
+        guard text.contains(backslash) else { return String(decoding: text, as: UTF8.self) }
+        var out: [UInt8] = [], escaping = false
+        out.reserveCapacity(text.count)
+        for byte in text {
             if escaping {
-                out.append(character == "n" ? "\n" : character)
+                out.append(byte == UInt8(ascii: "n") ? 0x0A : byte)
                 escaping = false
-            } else if character == "\\" {
+            } else if byte == backslash {
                 escaping = true
             } else {
-                out.append(character)
+                out.append(byte)
             }
         }
-        if escaping { out.append("\\") }
-        return out
+        if escaping { out.append(backslash) }
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// The keys without plural categories: `a.b[one]` and `a.b[other]` are the one phrase `a.b`.

@@ -82,7 +82,7 @@ public struct ClientRegistry: Sendable {
         try validate(registration)
         guard let id = registration.id else { throw RegistrationError.invalid("configured clients need an id") }
         let now = clock.now()
-        var client = OAuthClient(id: id, name: registration.name, kind: registration.kind, secretHash: secret.map(SHA256.hex),
+        let client = OAuthClient(id: id, name: registration.name, kind: registration.kind, secretHash: secret.map(SHA256.hex),
                                  redirectURIs: registration.redirectURIs, postLogoutRedirectURIs: registration.postLogoutRedirectURIs,
                                  grantTypes: registration.grantTypes, scopes: registration.scopes, firstParty: registration.firstParty,
                                  allowLocalhost: registration.allowLocalhost, webOrigins: registration.webOrigins,

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Cost as the data grows: seeds a database at each size and measures the request paths, start-to-ready, idle RSS,
-# size per user and the import rate; at the largest size, how long a purge and the migrations hold the writer.
+# size per user and the import rate; at the largest size, how long a purge and the migrations hold the writer, and
+# (SQLite) what an online backup costs the same probe, with the copy restored and served (bench/backup.sh).
 # Usage: bench/scale.sh   Output: a markdown table per backend on stdout, the CSV in $SCALE_OUT (default
 #        bench/scale/results.csv); bench/scale/plot.py turns the CSV into docs/scale.svg.
 #
@@ -336,6 +337,11 @@ writer_check() {
   for entry in 18a 18b 19 21 23; do sql "DROP INDEX scale_replay_$entry" >/dev/null; done
   if [ "$BACKEND" = sqlite ]; then sql "DROP TABLE scale_replay_41" >/dev/null; else sql "DROP INDEX scale_replay_41" >/dev/null; fi
   stop_server
+  # The online backup under the same probe, and its restore (bench/backup.sh; SQLite only: PostgreSQL has pg_dump).
+  if [ "$BACKEND" = sqlite ]; then
+    BACKUP_OUT=$OUT BACKUP_BUILD=$BUILD BACKUP_PORT=$((PORT + 1)) BACKUP_PROBE_TOKENS=$tokens \
+      bench/backup.sh "$DB_FILE" "$KNOWN" "$USERS" >> "$BENCH_TMP/notes.txt" || die "the backup check failed"
+  fi
 }
 
 # pg_transactions SESSION ACCESS ADMIN RARE: PostgreSQL transactions per request of each path (pg_stat_database;

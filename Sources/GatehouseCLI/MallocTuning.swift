@@ -28,6 +28,18 @@ enum MallocTuning {
     private static let trimThresholdOption: Int32 = -1
     static let trimThreshold: Int32 = 1 << 20
 
+    /// Hands the arenas' free pages back to the kernel (`malloc_trim(0)`), once start-up's one-off work is done:
+    /// the account scan's cached pages and the Argon2id dummy hash leave megabytes free between live blocks,
+    /// which the trim threshold (the heap's top only) never returns. On a million accounts that was 9 MB of
+    /// idle RSS (38 → 29 MB).
+    static func releaseFreeMemory() {
+        #if canImport(Glibc)
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim") else { return }
+        typealias MallocTrim = @convention(c) (Int) -> Int32
+        _ = unsafeBitCast(symbol, to: MallocTrim.self)(0)
+        #endif
+    }
+
     static func apply(environment: [String: String]) {
         #if canImport(Glibc)
         guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "mallopt") else { return }

@@ -72,6 +72,7 @@ enum ServeCommand: CLICommand {
                 log.warn("could not read the bcrypt cost in use; unknown accounts get a bcrypt dummy once one is checked",
                          [("error", String(describing: error))])
             }
+            MallocTuning.releaseFreeMemory()
         }
         let metricsServer = app.makeMetricsServer()
         if let metricsServer {

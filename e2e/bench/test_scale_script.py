@@ -52,6 +52,15 @@ def test_scale_script_small(tmp_path):
     assert {"migration 23 users_not_imported: total", "migration 41 users_email_search: total"} <= set(migrations)
     for phase in ("quiet", "during the purge", "during the migrations"):
         assert float(values[(SIZES[-1], f"writer check: {phase} req/s")]) > 0, phase
+    # The online backup under the same probe (bench/backup.sh), and its copy restored and served.
+    assert float(values[(SIZES[-1], "backup: seconds")]) > 0
+    assert int(values[(SIZES[-1], "backup: bytes")]) > 4096
+    for phase in ("quiet", "during the backup"):
+        assert float(values[(SIZES[-1], f"backup check: {phase} req/s")]) > 0, phase
+        assert values[(SIZES[-1], f"backup check: {phase} non-2xx")] == "0", phase
+    assert values[(SIZES[-1], "restore: users in the copy")] == values[(SIZES[-1], "restore: users in the database")]
+    assert int(values[(SIZES[-1], "restore: users in the copy")]) >= SIZES[-1]
+    assert values[(SIZES[-1], "restore: refresh of a token issued before the copy")] == "200"
 
     # The report prints one table with a column per size and the largest/smallest ratio.
     assert "| userinfo CPU | µs/req |" in run.stdout

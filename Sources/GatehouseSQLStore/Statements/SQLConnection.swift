@@ -15,4 +15,12 @@ public protocol SQLConnection {
 
     /// Runs a query and maps its first row, or returns nil.
     func queryOne<T>(_ sql: String, _ parameters: [any SQLBindable], _ map: (Row) throws -> T) throws -> T?
+
+    /// Frees the pages this connection keeps cached, after a one-off scan of pages no request reads again
+    /// (SQLite: its page cache; PostgreSQL caches in the server, so nothing to do here).
+    func releaseCachedPages()
+}
+
+extension SQLConnection {
+    public func releaseCachedPages() {}
 }

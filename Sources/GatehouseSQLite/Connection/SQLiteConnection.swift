@@ -94,6 +94,18 @@ final class SQLiteConnection: SQLConnection, @unchecked Sendable {  // confined 
 
     var isClosed: Bool { handle == nil }
 
+    /// Bytes the page cache holds now (`SQLITE_DBSTATUS_CACHE_USED`).
+    var cachedBytes: Int {
+        var current: Int32 = 0, highest: Int32 = 0
+        guard let handle, sqlite3_db_status(handle, SQLITE_DBSTATUS_CACHE_USED, &current, &highest, 0) == SQLITE_OK else { return 0 }
+        return Int(current)
+    }
+
+    /// Hands the page cache's unused pages back to the allocator (`sqlite3_db_release_memory`).
+    func releaseCachedPages() {
+        if let handle { sqlite3_db_release_memory(handle) }
+    }
+
     /// Finalizes cached statements and closes the handle. Idempotent.
     func close() {
         for statement in statements.values { sqlite3_finalize(statement) }

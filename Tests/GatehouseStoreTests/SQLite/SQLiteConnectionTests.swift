@@ -80,6 +80,34 @@ struct SQLiteConnectionTests {
         await expectStoreError(.unavailable) { try await db.ping() }
     }
 
+    /// The start-up scan of every account (the bcrypt cost in use) leaves no pages in its reader's cache: up
+    /// to 16 MiB of them would otherwise be most of the server's idle memory on a large database.
+    @Test func theAccountScanLeavesTheReadersCacheEmpty() async throws {
+        let folder = TemporaryFolder.make()
+        defer { folder.remove() }
+        let db = try await SQLiteDatabase.open(location: .file(path: folder.appending("c.sqlite")))
+        _ = try await db.migrate()
+        try await db.pool.write { c in
+            try c.execute("""
+                WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 3000)
+                INSERT INTO users (id, email, password_hash, created_at, updated_at)
+                SELECT 'u' || i, 'u' || i || '@example.com', '$2a$11$' || hex(randomblob(26)), 0, 0 FROM n
+                """)
+        }
+        let scanned = try await db.pool.read { c in
+            _ = try c.queryOne("SELECT COUNT(*) FROM users WHERE password_hash LIKE '$2_$%'", []) { $0.int(0) }
+            let cached = c.cachedBytes
+            c.releaseCachedPages()
+            return (cached, c.cachedBytes)
+        }
+        #expect(scanned.0 > 100_000)   // a scan that cached nothing would prove nothing
+        #expect(scanned.1 < scanned.0 / 10)
+        #expect(try await db.users.bcryptCostInUse() == 11)
+        let after = try await db.pool.read { c in c.cachedBytes }
+        #expect(after < scanned.0 / 10)
+        await db.close()
+    }
+
     @Test func errorsDoNotLeakSQLiteText() async throws {
         let db = try await SQLiteDatabase.open(url: "sqlite::memory:")
         _ = try await db.migrate()

@@ -11,8 +11,8 @@ import Synchronization
 /// `batchSize` rows in its own short statement (fewer when a batch held the writer longer than
 /// ``PurgePacing/holdTarget``), rests as long as the batch took, and a run stops after
 /// `batchSize × maxBatchesPerTable` rows per table, so no lock is held for long and a backlog
-/// drains over several runs instead of in one big transaction. The lease outlives a few intervals: if its holder dies, another process
-/// takes over once it expires.
+/// drains over several runs instead of in one big transaction. The lease outlives a few intervals:
+/// if its holder dies, another process takes over once it expires.
 public final class MaintenanceService: Sendable {
     /// How often and how much.
     public struct Settings: Sendable, Equatable {

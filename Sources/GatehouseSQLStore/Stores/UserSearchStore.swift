@@ -7,7 +7,7 @@ import GatehouseStore
 struct SQLUserSearchStore<Database: SQLDatabase>: UserSearchStore {
     let database: Database
 
-    /// Up to this many trigram matches are fetched and sorted; beyond it the query is common enough
+    /// Up to this many trigram candidates are fetched and sorted; beyond it the query is common enough
     /// that the creation-order walk meets a page of matches soon (at most ~limit × users / this rows).
     static var trigramCandidateLimit: Int { 2000 }
 
@@ -21,9 +21,10 @@ struct SQLUserSearchStore<Database: SQLDatabase>: UserSearchStore {
                 var restriction: UserSearchSQL.Restriction = .none
                 if let query {
                     restriction = .contains(query)
-                    if dialect.emailSearch == .trigramTable, let phrase = query.trigramPhrase,
-                       try Self.trigramMatches(phrase, atMost: Self.trigramCandidateLimit, db) <= Self.trigramCandidateLimit {
-                        restriction = .trigramMatches(phrase, query)
+                    if dialect.emailSearch == .trigramTable, let trigrams = EmailTrigramQuery(query),
+                       let candidates = try Self.candidates(trigrams, atMost: Self.trigramCandidateLimit, db) {
+                        if candidates.isEmpty { return [] }
+                        restriction = .searchRows(candidates, query)
                     }
                 }
                 let (sql, parameters) = UserSearchSQL.page(restriction, after: position, size: pageSize + 1)
@@ -35,11 +36,28 @@ struct SQLUserSearchStore<Database: SQLDatabase>: UserSearchStore {
         return Page(items: items, nextCursor: next)
     }
 
-    /// How many accounts the trigram table holds for `phrase`, counting no further than `bound + 1`.
-    private static func trigramMatches(_ phrase: String, atMost bound: Int, _ db: Database.Connection) throws -> Int {
-        try db.queryOne("""
-            SELECT count(*) FROM (SELECT 1 FROM users_email_trigrams WHERE users_email_trigrams MATCH ? LIMIT ?)
-            """, [phrase, bound + 1]) { $0.int(0) } ?? 0
+    /// The search rows of the trigram table's matches for the query's uncommon stretches, or nil when
+    /// there are more than `bound` (the walk then serves the query). One FTS5 evaluation.
+    private static func candidates(_ trigrams: EmailTrigramQuery, atMost bound: Int,
+                                   _ db: Database.Connection) throws -> [Int64]? {
+        guard let first = try db.queryOne("SELECT min(search_row) FROM user_search_rows", [], { $0.isNull(0) ? nil : $0.int64(0) }) ?? nil else {
+            return []  // no accounts
+        }
+        let counts = try sampleCounts(trigrams.sampledTrigrams, before: first + Int64(EmailTrigramQuery.sampleRows), db)
+        let expression = trigrams.expression(counts: counts) ?? trigrams.wholePhrase
+        let rows = try db.query("SELECT rowid FROM users_email_trigrams WHERE users_email_trigrams MATCH ? LIMIT ?",
+                                [expression, bound + 1]) { $0.int64(0) }
+        return rows.count <= bound ? rows : nil
+    }
+
+    /// How many of the oldest accounts (search rows below `bound`) hold each trigram: one statement.
+    private static func sampleCounts(_ trigrams: [String], before bound: Int64,
+                                     _ db: Database.Connection) throws -> [String: Int] {
+        let count = "(SELECT count(*) FROM users_email_trigrams WHERE users_email_trigrams MATCH ? AND rowid < ?)"
+        let sql = "SELECT " + Array(repeating: count, count: trigrams.count).joined(separator: ", ")
+        let parameters: [any SQLBindable] = trigrams.flatMap { [EmailTrigramQuery.phrase($0), bound] as [any SQLBindable] }
+        let values = try db.queryOne(sql, parameters) { row in (0..<trigrams.count).map { row.int(Int32($0)) } } ?? []
+        return Dictionary(zip(trigrams, values), uniquingKeysWith: { first, _ in first })
     }
 }
 
@@ -51,9 +69,9 @@ enum UserSearchSQL {
         /// Emails containing the query, found by walking creation order (PostgreSQL's planner may use its
         /// trigram index for the same statement).
         case contains(String)
-        /// Emails containing the query among the SQLite trigram table's matches for its phrase (a bounded
-        /// number, sorted); the LIKE stays as the exact test.
-        case trigramMatches(String, String)
+        /// Emails containing the query among these search rows (the SQLite trigram table's candidates, a
+        /// bounded number, sorted); the LIKE stays as the exact test.
+        case searchRows([Int64], String)
     }
 
     static func page(_ restriction: Restriction, after cursor: UserListCursor?, size: Int) -> (String, [any SQLBindable]) {
@@ -64,14 +82,13 @@ enum UserSearchSQL {
         case .contains(let query):
             conditions.append("email LIKE ? ESCAPE '\\'")
             parameters.append(query.likeContainsPattern)
-        case .trigramMatches(let phrase, let query):
+        case .searchRows(let rows, let query):
+            // One statement whatever the number of rows: they come as a JSON array.
             conditions.append("""
-                id IN (SELECT user_search_rows.user_id FROM users_email_trigrams
-                       JOIN user_search_rows ON user_search_rows.search_row = users_email_trigrams.rowid
-                       WHERE users_email_trigrams MATCH ?)
+                id IN (SELECT user_id FROM user_search_rows WHERE search_row IN (SELECT value FROM json_each(?)))
                 """)
             conditions.append("email LIKE ? ESCAPE '\\'")
-            parameters += [phrase, query.likeContainsPattern]
+            parameters += ["[" + rows.map(String.init).joined(separator: ",") + "]", query.likeContainsPattern]
         }
         if let cursor {
             conditions.append("(created_at, id) > (?, ?)")
@@ -82,14 +99,5 @@ enum UserSearchSQL {
         sql += " ORDER BY created_at, id LIMIT ?"
         parameters.append(size)
         return (sql, parameters)
-    }
-}
-
-extension String {
-    /// The query as an FTS5 phrase for the trigram tokenizer (every character literal, quotes doubled),
-    /// which matches the emails containing it; nil below three characters, which no trigram covers.
-    var trigramPhrase: String? {
-        guard unicodeScalars.count >= 3 else { return nil }
-        return "\"" + lowercased().replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 }

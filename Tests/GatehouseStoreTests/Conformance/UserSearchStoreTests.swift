@@ -103,4 +103,23 @@ struct UserSearchStoreTests {
             #expect(try await Self.ids(db, "example.test") == ["u2", "u3", "u4", "late", "again"])
         }
     }
+
+    /// Past `EmailTrigramQuery.sampleRows` accounts sharing a domain, the domain's trigrams are common: a pasted
+    /// address is answered from its other stretches, and a query of common trigrams alone still finds its matches.
+    @Test(arguments: StoreBackends.all)
+    func queriesWithCommonTrigramsFindExactlyTheirMatches(_ backend: StoreBackend) async throws {
+        try await withDatabase(backend) { db in
+            for number in 0..<300 {
+                try await db.users.create(.fixture("c\(number)", email: "member\(number)@shared-domain.test", created: Double(number)))
+            }
+            try await db.users.create(.fixture("x", email: "xmember150@shared-domain.test.other", created: 400))
+            #expect(try await Self.ids(db, "member150@shared-domain.test") == ["c150", "x"])
+            #expect(try await Self.ids(db, "MEMBER150@") == ["c150", "x"])
+            #expect(try await Self.ids(db, "r150@shared-domain.test.") == ["x"])
+            #expect(try await Self.ids(db, "member15") == ["c15"] + (150..<160).map { "c\($0)" } + ["x"])
+            #expect(try await Self.ids(db, "@shared-domain.test").count == 301, "common trigrams only: the walk")
+            #expect(try await Self.ids(db, "shared-domain.test.oth") == ["x"], "common stretches, one match")
+            #expect(try await Self.ids(db, "member300@shared-domain.test") == [])
+        }
+    }
 }

@@ -12,8 +12,10 @@ struct EmailTrigramQuery: Equatable {
 
     /// Accounts (the oldest, by search row) in which each sampled trigram is counted.
     static var sampleRows: Int { 256 }
-    /// A trigram in more than this share of the sample (1/8) is common: its list is left unread.
-    static func isCommon(_ count: Int) -> Bool { count * 8 > sampleRows }
+    /// A trigram in more than an eighth of the sample is common: its list is left unread.
+    static func isCommon(_ count: Int) -> Bool { count >= commonCount }
+    /// The smallest sampled count that is common (the sample's counting stops there).
+    static var commonCount: Int { sampleRows / 8 + 1 }
     /// The most windows sampled; a longer query's later windows are left out of the question.
     static var maximumWindows: Int { 16 }
 
@@ -45,7 +47,7 @@ struct EmailTrigramQuery: Equatable {
 
     /// The FTS5 expression for the counts of `sampledTrigrams` (`counts[trigram]`): the phrases of the
     /// query's stretches that no common window touches, joined by AND; nil when every window is common,
-    /// which leaves nothing cheap to ask (the caller then asks for the whole phrase, as a bounded count).
+    /// which leaves nothing cheap to ask (the caller then walks the accounts in creation order).
     func expression(counts: [String: Int]) -> String? {
         let scalars = Array(text.unicodeScalars)
         var stretches: [Range<Int>] = []
@@ -64,9 +66,6 @@ struct EmailTrigramQuery: Equatable {
             return Self.phrase(String(part))
         }.joined(separator: " AND ")
     }
-
-    /// The whole query as one phrase.
-    var wholePhrase: String { Self.phrase(text) }
 
     /// `text` as an FTS5 phrase: every character literal, quotes doubled.
     static func phrase(_ text: String) -> String {

@@ -44,16 +44,21 @@ struct SQLUserSearchStore<Database: SQLDatabase>: UserSearchStore {
             return []  // no accounts
         }
         let counts = try sampleCounts(trigrams.sampledTrigrams, before: first + Int64(EmailTrigramQuery.sampleRows), db)
-        let expression = trigrams.expression(counts: counts) ?? trigrams.wholePhrase
+        // Only common trigrams: the walk meets a page of matches sooner than FTS5 reads their lists.
+        guard let expression = trigrams.expression(counts: counts) else { return nil }
         let rows = try db.query("SELECT rowid FROM users_email_trigrams WHERE users_email_trigrams MATCH ? LIMIT ?",
                                 [expression, bound + 1]) { $0.int64(0) }
         return rows.count <= bound ? rows : nil
     }
 
-    /// How many of the oldest accounts (search rows below `bound`) hold each trigram: one statement.
+    /// How many of the oldest accounts (search rows below `bound`) hold each trigram, counting no further
+    /// than the first count that is common: one statement.
     private static func sampleCounts(_ trigrams: [String], before bound: Int64,
                                      _ db: Database.Connection) throws -> [String: Int] {
-        let count = "(SELECT count(*) FROM users_email_trigrams WHERE users_email_trigrams MATCH ? AND rowid < ?)"
+        let count = """
+            (SELECT count(*) FROM (SELECT 1 FROM users_email_trigrams WHERE users_email_trigrams MATCH ? AND rowid < ? \
+            LIMIT \(EmailTrigramQuery.commonCount)))
+            """
         let sql = "SELECT " + Array(repeating: count, count: trigrams.count).joined(separator: ", ")
         let parameters: [any SQLBindable] = trigrams.flatMap { [EmailTrigramQuery.phrase($0), bound] as [any SQLBindable] }
         let values = try db.queryOne(sql, parameters) { row in (0..<trigrams.count).map { row.int(Int32($0)) } } ?? []

@@ -45,13 +45,30 @@ struct EmailTrigramQuery: Equatable {
         return windows.map(\.trigram).filter { seen.insert($0).inserted }
     }
 
-    /// The FTS5 expression for the counts of `sampledTrigrams` (`counts[trigram]`): the phrases of the
-    /// query's stretches that no common window touches, joined by AND; nil when every window is common,
-    /// which leaves nothing cheap to ask (the caller then walks the accounts in creation order).
-    func expression(counts: [String: Int]) -> String? {
+    /// How many of the rarest windows the first question is made of.
+    static var firstQuestionWindows: Int { 2 }
+
+    /// The FTS5 questions to ask, in turn, for the counts of `sampledTrigrams` (`counts[trigram]`), until one has
+    /// few enough matches: first the stretches of the two rarest uncommon windows (FTS5's cost is the sum of the
+    /// lists it reads, and two lists usually narrow the candidates far enough), then those of every uncommon
+    /// window. Empty when every window is common, which leaves nothing cheap to ask (the caller then walks the
+    /// accounts in creation order).
+    func questions(counts: [String: Int]) -> [String] {
+        let uncommon = windows.filter { !Self.isCommon(counts[$0.trigram] ?? 0) }
+        guard !uncommon.isEmpty else { return [] }
+        let rarest = uncommon.enumerated()
+            .sorted { (counts[$0.element.trigram] ?? 0, $0.offset) < (counts[$1.element.trigram] ?? 0, $1.offset) }
+            .prefix(Self.firstQuestionWindows).map(\.element).sorted { $0.start < $1.start }
+        let first = expression(rarest), every = expression(uncommon)
+        return first == every ? [first] : [first, every]
+    }
+
+    /// The phrases of the query's stretches that `chosen` (in query order) cover, overlapping or adjacent windows
+    /// joined into one, the stretches joined by AND.
+    func expression(_ chosen: [Window]) -> String {
         let scalars = Array(text.unicodeScalars)
         var stretches: [Range<Int>] = []
-        for window in windows where !Self.isCommon(counts[window.trigram] ?? 0) {
+        for window in chosen {
             let span = window.start..<window.start + 3
             if let last = stretches.last, last.upperBound >= span.lowerBound {
                 stretches[stretches.count - 1] = last.lowerBound..<max(last.upperBound, span.upperBound)
@@ -59,7 +76,6 @@ struct EmailTrigramQuery: Equatable {
                 stretches.append(span)
             }
         }
-        guard !stretches.isEmpty else { return nil }
         return stretches.map { stretch in
             var part = String.UnicodeScalarView()
             part.append(contentsOf: scalars[stretch])

@@ -36,19 +36,21 @@ struct SQLUserSearchStore<Database: SQLDatabase>: UserSearchStore {
         return Page(items: items, nextCursor: next)
     }
 
-    /// The search rows of the trigram table's matches for the query's uncommon stretches, or nil when
-    /// there are more than `bound` (the walk then serves the query). One FTS5 evaluation.
+    /// The search rows of the trigram table's matches for the first of the query's questions with no more than
+    /// `bound` of them, or nil when none has (the walk then serves the query).
     private static func candidates(_ trigrams: EmailTrigramQuery, atMost bound: Int,
                                    _ db: Database.Connection) throws -> [Int64]? {
         guard let first = try db.queryOne("SELECT min(search_row) FROM user_search_rows", [], { $0.isNull(0) ? nil : $0.int64(0) }) ?? nil else {
             return []  // no accounts
         }
         let counts = try sampleCounts(trigrams.sampledTrigrams, before: first + Int64(EmailTrigramQuery.sampleRows), db)
-        // Only common trigrams: the walk meets a page of matches sooner than FTS5 reads their lists.
-        guard let expression = trigrams.expression(counts: counts) else { return nil }
-        let rows = try db.query("SELECT rowid FROM users_email_trigrams WHERE users_email_trigrams MATCH ? LIMIT ?",
-                                [expression, bound + 1]) { $0.int64(0) }
-        return rows.count <= bound ? rows : nil
+        // No question (only common trigrams): the walk meets a page of matches sooner than FTS5 reads their lists.
+        for question in trigrams.questions(counts: counts) {
+            let rows = try db.query("SELECT rowid FROM users_email_trigrams WHERE users_email_trigrams MATCH ? LIMIT ?",
+                                    [question, bound + 1]) { $0.int64(0) }
+            if rows.count <= bound { return rows }
+        }
+        return nil
     }
 
     /// How many of the oldest accounts (search rows below `bound`) hold each trigram, counting no further

@@ -29,16 +29,28 @@ struct EmailTrigramQueryTests {
         #expect(combining.windows.map(\.trigram) == ["e\u{301}a", "\u{301}ab"])
     }
 
-    @Test func commonWindowsAreLeftOutOfTheQuestion() throws {
+    @Test func commonWindowsAreLeftOutOfTheQuestions() throws {
         let query = try #require(EmailTrigramQuery("u333334@scale.example"))
-        let common = EmailTrigramQuery.sampleRows
-        var counts = ["u33": 1, "333": 1, "4@s": 26]
+        let common = EmailTrigramQuery.commonCount
+        var counts = ["u33": 3, "333": 1, "4@s": 25]
         for trigram in ["cal", "e.e", "xam", "ple"] { counts[trigram] = common }
-        #expect(query.expression(counts: counts) == "\"u333334@s\"", "the domain's lists are not read")
+        #expect(query.questions(counts: counts) == ["\"u33333\"", "\"u333334@s\""],
+                "the two rarest windows first (adjacent: one phrase), then every uncommon one; the domain's lists never")
         counts["333"] = common
-        #expect(query.expression(counts: counts) == "\"u33\" AND \"4@s\"", "a common window splits the stretch")
-        #expect(query.expression(counts: counts.mapValues { _ in 0 }) == "\"u333334@scale.example\"")
-        #expect(query.expression(counts: counts.mapValues { _ in common }) == nil)
+        #expect(query.questions(counts: counts) == ["\"u33\" AND \"4@s\""], "a common window splits the stretch")
+        #expect(query.questions(counts: counts.mapValues { _ in common }) == [], "nothing cheap to ask")
+        let all = query.questions(counts: counts.mapValues { _ in 0 })
+        #expect(all == ["\"u33333\"", "\"u333334@scale.example\""], "ties go to the earlier windows")
+    }
+
+    @Test func theRarestWindowsMayBeApart() throws {
+        let query = try #require(EmailTrigramQuery("jane.doe@example.com"))
+        #expect(query.windows.map(\.trigram) == ["jan", "e.d", "oe@", "exa", "mpl", "e.c", "com"])
+        let domain = Dictionary(uniqueKeysWithValues: ["exa", "mpl", "e.c", "com"].map { ($0, EmailTrigramQuery.commonCount) })
+        let counts = domain.merging(["jan": 9, "e.d": 2, "oe@": 12]) { $1 }
+        #expect(query.questions(counts: counts) == ["\"jane.d\"", "\"jane.doe@\""])
+        let apart = domain.merging(["jan": 9, "e.d": 20, "oe@": 1]) { $1 }
+        #expect(query.questions(counts: apart) == ["\"jan\" AND \"oe@\"", "\"jane.doe@\""])
     }
 
     @Test func theThresholdIsAnEighthOfTheSample() {
@@ -50,7 +62,7 @@ struct EmailTrigramQueryTests {
 
     @Test func quotesAreDoubledInsideThePhrase() throws {
         let query = try #require(EmailTrigramQuery("a\"b OR c"))
-        #expect(query.expression(counts: [:]) == "\"a\"\"b or c\"")
+        #expect(query.questions(counts: [:]) == ["\"a\"\"b or\"", "\"a\"\"b or c\""])
     }
 
     @Test func aLongQuerySamplesAtMostSixteenWindows() throws {

@@ -121,9 +121,11 @@ public enum SQLRefreshRotation: Sendable {
 /// How `UserSearchStore.search` finds the accounts whose email contains the query.
 public enum SQLEmailSearch: Sendable {
     /// SQLite: its planner cannot weigh a full-text match against the creation-order walk, so the store
-    /// counts the trigram table's matches (up to a bound) and picks the plan itself.
+    /// samples the query's trigrams, asks the trigram table for its uncommon stretches (up to a bound of
+    /// matches) and picks the plan itself (`EmailTrigramQuery`).
     case trigramTable
     /// PostgreSQL: one `LIKE` statement; the planner weighs the `pg_trgm` index against the creation-order
-    /// walk from the column's statistics (and reads every email when `pg_trgm` was not available).
+    /// walk from the column's statistics (and reads every email when `pg_trgm` was not available). A query
+    /// holding an `@` offers the index only its local part with the `@` (`String.localPartThroughAt`).
     case plannerChooses
 }

@@ -21,6 +21,20 @@ wrk_run() {
   echo "$cpu_us" > "${BENCH_TMP:-/tmp}/cpu-${name//[^A-Za-z0-9]/_}"
 }
 
+# pg_ticks: "pid ticks" for each process of the PostgreSQL cluster whose postmaster is $PG_POSTMASTER (the
+# postmaster and its children: the pooled backends of the server, which live through a row, and the background
+# processes).
+pg_ticks() {
+  local pid
+  for pid in $PG_POSTMASTER $(pgrep -P "$PG_POSTMASTER"); do echo "$pid $(cpu_ticks "$pid" 2>/dev/null || echo 0)"; done
+}
+# pg_delta BEFORE AFTER: ticks used between the two pg_ticks lists by the processes alive at both (a worker that
+# exited in between would otherwise count negative) and by those started in between.
+pg_delta() {
+  awk 'NR == FNR { before[$1] = $2; next } { total += $2 - (($1 in before) ? before[$1] : 0) } END { print total + 0 }' \
+    <(echo "$1") <(echo "$2")
+}
+
 # wait_http URL: waits until the URL answers.
 wait_http() {
   for _ in $(seq 100); do curl -fs -o /dev/null "$1" && return 0; sleep 0.1; done

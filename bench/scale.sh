@@ -118,19 +118,6 @@ mint() {   # COUNT FILE: distinct refresh tokens of the bench client for the sig
     --config "$BENCH_TMP/config.json" > "$2" || die "minting failed"
 }
 
-# pg_ticks: "pid ticks" for each process of this PostgreSQL cluster (the postmaster and its children: the pooled
-# backends of the server, which live through a row, and the background processes).
-pg_ticks() {
-  local pid
-  for pid in $PG_POSTMASTER $(pgrep -P "$PG_POSTMASTER"); do echo "$pid $(cpu_ticks "$pid" 2>/dev/null || echo 0)"; done
-}
-# pg_delta BEFORE AFTER: ticks used between the two pg_ticks lists by the processes alive at both (a worker that
-# exited in between would otherwise count negative) and by those started in between.
-pg_delta() {
-  awk 'NR == FNR { before[$1] = $2; next } { total += $2 - (($1 in before) ? before[$1] : 0) } END { print total + 0 }' \
-    <(echo "$1") <(echo "$2")
-}
-
 # row NAME ARGS…: a wrk row (bench/lib.sh), printed and recorded as req/s, p99 and server CPU µs per request; on
 # PostgreSQL also the cluster's CPU per request (over req/s × the row's seconds).
 row() {

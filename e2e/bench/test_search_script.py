@@ -29,7 +29,7 @@ def test_search_script_small(tmp_path):
     assert rows["whole address"]["matches"] == "1"
     assert rows["domain"]["matches"] == "50", "the first page of every account"
     for row in rows.values():
-        assert row["users"] == "600" and row["build"] == str(BINARY)
+        assert row["backend"] == "sqlite" and row["users"] == "600" and row["build"] == str(BINARY)
         assert float(row["req/s"]) > 0 and float(row["cpu_us_per_req"]) > 0
 
 

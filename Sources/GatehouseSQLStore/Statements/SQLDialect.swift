@@ -127,19 +127,5 @@ public enum SQLEmailSearch: Sendable {
     /// PostgreSQL: one `LIKE` statement; the planner weighs the `pg_trgm` index against the creation-order
     /// walk from the column's statistics (and reads every email when `pg_trgm` was not available). A query
     /// holding an `@` offers the index only its local part with the `@` (`String.localPartThroughAt`).
-    /// The statement is planned for its pattern at every run: after five runs PostgreSQL may keep a generic
-    /// plan, made for an unknown pattern, that walks every account for a rare one (5× the CPU at 10,000).
     case plannerChooses
-
-    /// Runs `body`, a search for a pattern, planned as this says (outside any transaction).
-    func run<T>(_ db: some SQLConnection, _ body: () throws -> T) throws -> T {
-        switch self {
-        case .trigramTable:
-            return try body()
-        case .plannerChooses:
-            defer { _ = try? db.run("RESET plan_cache_mode", []) }
-            _ = try db.run("SET plan_cache_mode = force_custom_plan", [])
-            return try body()
-        }
-    }
 }

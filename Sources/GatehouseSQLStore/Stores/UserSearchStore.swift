@@ -33,8 +33,7 @@ struct SQLUserSearchStore<Database: SQLDatabase>: UserSearchStore {
                     }
                 }
                 let (sql, parameters) = UserSearchSQL.page(restriction, after: position, size: pageSize + 1)
-                guard query != nil else { return try db.query(sql, parameters, UserSQL.decode) }
-                return try dialect.emailSearch.run(db) { try db.query(sql, parameters, UserSQL.decode) }
+                return try db.query(sql, parameters, UserSQL.decode)
             }
         }
         let items = Array(rows.prefix(pageSize))  // one extra row told whether another page exists

@@ -28,16 +28,34 @@ public struct SQLDialect: Sendable {
     public let emailSearch: SQLEmailSearch
     /// How statements binding long value lists are planned.
     public let listPlanning: SQLListPlanning
+    /// What the planner knows of the tables' contents after a bulk write.
+    public let statistics: SQLStatistics
 
     public static let sqlite = SQLDialect(name: "sqlite", forUpdate: "", forUpdateSkipLocked: "", greatest: "MAX",
                                           readSnapshot: .readTransaction, activeGrants: .walk,
                                           refreshRotation: .writerTransaction, emailSearch: .trigramTable,
-                                          listPlanning: .asPrepared)
+                                          listPlanning: .asPrepared, statistics: .notKept)
     public static let postgres = SQLDialect(name: "postgres", forUpdate: " FOR UPDATE",
                                             forUpdateSkipLocked: " FOR UPDATE SKIP LOCKED", greatest: "GREATEST",
                                             readSnapshot: .autocommit, activeGrants: .recursiveQuery,
                                             refreshRotation: .claimStatement, emailSearch: .plannerChooses,
-                                            listPlanning: .perRun)
+                                            listPlanning: .perRun, statistics: .analyzedAfterBulkWrites)
+}
+
+/// What the planner knows of the tables' contents, and what a bulk write (`gatehouse user import`) does about it.
+public enum SQLStatistics: Sendable {
+    /// SQLite: without `sqlite_stat1` (no `ANALYZE` is ever run) its plans do not depend on the tables' contents.
+    case notKept
+    /// PostgreSQL: the tables a bulk write filled are analyzed at its end. Autovacuum would analyze them only a
+    /// minute or so later, and until then the admin search of an imported base was planned from an empty table
+    /// (445 req/s against 2,509 once analyzed, at 10,000 accounts).
+    case analyzedAfterBulkWrites
+
+    /// Brings the planner's statistics of `tables` up to date, as this says.
+    func refresh(_ tables: [String], _ db: some SQLConnection) throws {
+        guard self == .analyzedAfterBulkWrites else { return }
+        for table in tables { _ = try db.run("ANALYZE \(table)", []) }
+    }
 }
 
 /// How statements that bind long value lists (`key IN (?, ?, …)`, a bulk import's lookups) are planned.

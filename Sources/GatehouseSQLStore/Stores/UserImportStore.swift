@@ -19,6 +19,12 @@ struct SQLUserImportStore<Database: SQLDatabase>: UserImportStore {
         }
     }
 
+    func importFinished() async throws {
+        let statistics = database.dialect.statistics
+        guard statistics == .analyzedAfterBulkWrites else { return }  // SQLite: not even the writer is taken
+        try await database.transaction { db in try statistics.refresh(["users", "external_identities"], db) }
+    }
+
     func match(_ row: ImportedUser) async throws -> ImportMatch? {
         let found = try await matches([row])
         return try found[0].get()

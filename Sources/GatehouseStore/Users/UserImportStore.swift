@@ -121,6 +121,10 @@ public protocol UserImportStore: Sendable {
     func importBatch(_ batch: [ImportedUser], at: Date,
                      merge: @escaping @Sendable (ImportedUser, ImportMatch) -> ImportMerge) async throws -> [ImportOutcome]
 
+    /// After an import has written its batches: lets the database's planner see what they wrote (PostgreSQL
+    /// analyzes the accounts and their identities; SQLite keeps no statistics, and nothing is done).
+    func importFinished() async throws
+
     /// The account `row` would be written onto, if any; throws ``ImportRowConflict`` when its email and its
     /// product user id name two different accounts.
     func match(_ row: ImportedUser) async throws -> ImportMatch?

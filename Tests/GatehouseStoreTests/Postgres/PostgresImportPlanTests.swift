@@ -57,4 +57,24 @@ struct PostgresImportPlanTests {
             await db.close()
         }
     }
+
+    /// An imported base is planned from its statistics at once: the import's end analyzes what it wrote, where
+    /// autovacuum would take a minute or so (the admin search was planned from an empty table until then).
+    @Test func theEndOfAnImportAnalyzesTheAccountsAndTheirIdentities() async throws {
+        try await withPostgresSchema { schema in
+            let db = try await PostgresDatabase.open(url: schema.url())
+            _ = try await db.migrate()
+            let analyzed = """
+                SELECT relname FROM pg_stat_user_tables WHERE schemaname = '\(schema.name)' AND last_analyze IS NOT NULL
+                    AND relname IN ('users', 'external_identities') ORDER BY relname
+                """
+            _ = try await db.userImports.importBatch((1...20).map { UserImportStoreTests.row($0, "u\($0)@example.test") },
+                                                     at: TestTime.at(10))
+            #expect(try await RawPostgres.execute(url: Self.rawURL(schema), analyzed).isEmpty, "not before the end")
+            try await db.userImports.importFinished()
+            let tables = try await RawPostgres.execute(url: Self.rawURL(schema), analyzed).compactMap { $0.first ?? nil }
+            #expect(tables == ["external_identities", "users"])
+            await db.close()
+        }
+    }
 }

@@ -101,6 +101,7 @@ public struct UserImporter: Sendable {
             }
             start += batchSize
         }
+        try await imports.importFinished()
         return report
     }
 

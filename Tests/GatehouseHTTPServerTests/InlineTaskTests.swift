@@ -24,6 +24,7 @@ import Testing
 
     static func start() throws -> (HTTPServer, UInt16) {
         let tally = Tally()
+        let started = Mutex<HTTPServer?>(nil)
         var router = Router()
         router.get("/inline") { _ async throws in
             // A child task and an actor hop: both stay on the I/O thread when nothing else holds them.
@@ -32,8 +33,17 @@ import Testing
             return .text("\(Self.threadName()) \(await child) \(count > 0)")
         }
         router.get("/wait") { request async throws in
-            try await Task.sleep(for: .milliseconds(5))
-            return .text("waited " + (request.query["n"] ?? ""))
+            // Resumed from another thread only once the server has counted this request as suspended (the
+            // n-th of its life): a timer could fire while a slow machine's I/O thread is still draining the
+            // task, which then answers inline, and a test of the suspension must not depend on that timing.
+            let index = Int(request.query["n"] ?? "") ?? 0
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                DispatchQueue.global().async {
+                    while (started.withLock { $0 }?.suspendedRequestsTotal ?? 0) <= index { usleep(200) }
+                    continuation.resume()
+                }
+            }
+            return .text("waited \(index)")
         }
         router.get("/race") { request async throws in
             // Resumed by another thread at once: it may land while the I/O thread is ending its drain.
@@ -44,6 +54,7 @@ import Testing
         }
         let server = HTTPServer(pipeline: RequestPipeline(router: router),
                                 configuration: HTTPServerConfiguration(listen: ListenAddress(host: "127.0.0.1", port: 0)))
+        started.withLock { $0 = server }
         return (server, try server.start())
     }
 

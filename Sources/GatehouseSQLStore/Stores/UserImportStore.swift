@@ -20,9 +20,7 @@ struct SQLUserImportStore<Database: SQLDatabase>: UserImportStore {
     }
 
     func importFinished() async throws {
-        let statistics = database.dialect.statistics
-        guard statistics == .analyzedAfterBulkWrites else { return }  // SQLite: not even the writer is taken
-        try await database.transaction { db in try statistics.refresh(["users", "external_identities"], db) }
+        try await database.dialect.statistics.refresh(["users", "external_identities"], in: database)
     }
 
     func match(_ row: ImportedUser) async throws -> ImportMatch? {

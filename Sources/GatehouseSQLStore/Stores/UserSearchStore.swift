@@ -45,9 +45,8 @@ struct SQLUserSearchStore<Database: SQLDatabase>: UserSearchStore {
     /// `bound` of them, or nil when none has (the walk then serves the query).
     private static func candidates(_ trigrams: EmailTrigramQuery, atMost bound: Int,
                                    _ db: Database.Connection) throws -> [Int64]? {
-        guard let first = try db.queryOne("SELECT min(search_row) FROM user_search_rows", [], { $0.isNull(0) ? nil : $0.int64(0) }) ?? nil else {
-            return []  // no accounts
-        }
+        let oldest = try db.queryOne("SELECT min(search_row) FROM user_search_rows", []) { $0.isNull(0) ? nil : $0.int64(0) }
+        guard let first = oldest ?? nil else { return [] }  // no accounts
         let counts = try sampleCounts(trigrams.sampledTrigrams, before: first + Int64(EmailTrigramQuery.sampleRows), db)
         // No question (only common trigrams): the walk meets a page of matches sooner than FTS5 reads their lists.
         for question in trigrams.questions(counts: counts) {
@@ -124,9 +123,11 @@ extension String {
     /// The query up to and including its first `@`, when three characters or more come before it and some after
     /// it: what PostgreSQL's `pg_trgm` index is asked for. The domain is shared by many accounts, and its trigrams
     /// (with the padded ones `pg_trgm` makes at a word's start) have lists of nearly every account: a pasted
-    /// address read them all (~90 ms at a million accounts), its local part with the `@` reads short ones.
+    /// address read them all (~100 ms at a million accounts), its local part with the `@` reads short ones.
     var localPartThroughAt: String? {
-        guard let at = firstIndex(of: "@"), index(after: at) != endIndex, self[..<at].unicodeScalars.count >= 3 else { return nil }
+        guard let at = firstIndex(of: "@"), index(after: at) != endIndex, self[..<at].unicodeScalars.count >= 3 else {
+            return nil
+        }
         return String(self[...at])
     }
 }

@@ -14,4 +14,9 @@ static inline int gh_sqlite3_bind_blob_transient(sqlite3_stmt *s, int i, const v
 static inline int gh_sqlite3_config_memstatus_off(void) {
     return sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 }
+/* The size a statement journal reaches in memory before it moves to a temporary file (SQLite's default
+   is 64 KiB). Same rule as above: before the first open. */
+static inline int gh_sqlite3_config_statement_journal_spill(int bytes) {
+    return sqlite3_config(SQLITE_CONFIG_STMTJRNL_SPILL, bytes);
+}
 #endif

@@ -8,11 +8,11 @@ enum UserCommand: CLICommand {
     static let takesAction = true
     static let summary = "Create, list, disable or delete accounts"
     static let options = ["--config": true, "--email": true, "--name": true, "--password-stdin": false, "--verified": false,
-                                  "--dry-run": false, "--format": true, "--merge-existing": false]
+                                  "--dry-run": false, "--format": true, "--merge-existing": false, "--batch-size": true]
     static let help = """
         Usage: gatehouse user create --email E [--name N] [--password-stdin] [--verified]
                gatehouse user list
-               gatehouse user import FILE [--dry-run] [--format jsonl|csv] [--merge-existing]
+               gatehouse user import FILE [--dry-run] [--format jsonl|csv] [--merge-existing] [--batch-size N]
                gatehouse user disable|enable|delete --email E
 
         create          makes an account; with --password-stdin the password is read from standard input
@@ -25,7 +25,9 @@ enum UserCommand: CLICommand {
                         A row whose address has an account created in Gatehouse (not by an import) is an
                         error unless --merge-existing: then a proven account keeps its password and
                         verified flag, and an unproven one is claimed (its sessions, identities and tokens
-                        end; its password becomes the row's, or is cleared)
+                        end; its password becomes the row's, or is cleared). Rows are written N to a
+                        transaction (--batch-size, 1-50000, default 5000); on a serving SQLite database a
+                        batch holds the writer for its length, so pick fewer there (500)
         disable/enable  a disabled account cannot sign in; disabling ends its sessions
         delete          deletes the account, its sessions and sign-in methods (the audit log stays)
         """
@@ -94,10 +96,17 @@ extension UserCommand {
         } else if path.hasSuffix(".jsonl") || path.hasSuffix(".ndjson") {
             format = .jsonLines
         }
+        var batchSize: Int?
+        if let text = options.value("--batch-size") {
+            guard let size = Int(text), UserImporter.batchSizes.contains(size) else {
+                throw UsageError(message: "--batch-size must be a whole number from \(UserImporter.batchSizes.lowerBound) to \(UserImporter.batchSizes.upperBound)")
+            }
+            batchSize = size
+        }
         guard let data = FileManager.default.contents(atPath: path) else { throw UsageError(message: "cannot read \(path)") }
         guard let text = String(data: data, encoding: .utf8) else { throw UsageError(message: "\(path) is not UTF-8") }
         let report = try await context.services.importer.run(text, format: format, dryRun: options.flag("--dry-run"),
-                                                             mergeExisting: options.flag("--merge-existing"))
+                                                             mergeExisting: options.flag("--merge-existing"), batchSize: batchSize)
         for error in report.errors { FileHandle.standardError.write(Data("\(path):\(error.line): \(error.message)\n".utf8)) }
         let verb = report.dryRun ? "would create" : "created"
         let verb2 = report.dryRun ? "would update" : "updated"

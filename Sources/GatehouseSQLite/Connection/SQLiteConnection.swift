@@ -13,8 +13,7 @@ final class SQLiteConnection: SQLConnection, @unchecked Sendable {  // confined 
     enum Role {
         case writer, reader, checkpointer
 
-        /// The page cache's limit (`PRAGMA cache_size`, KiB; SQLite's default is 2,000). A batch of 500 imported
-        /// accounts dirties thousands of index pages across `users`, its four indexes and the trigram table: in
+        /// The page cache's limit (`PRAGMA cache_size`, KiB; SQLite's default is 2,000). An import batch dirties thousands of index pages across `users`, its four indexes and the trigram table: in
         /// 2 MB the writer spills them to the WAL mid-transaction (the import fell to 3,100 rows/s at a million
         /// users with it; not yet measured with this cache). A reader's cache keeps the upper levels of the large indexes. Memory is taken only as pages
         /// are read, so a small database never reaches these limits.
@@ -40,10 +39,25 @@ final class SQLiteConnection: SQLConnection, @unchecked Sendable {  // confined 
     private var inlineDeadline: UInt64 = 0
     private var inlineAbandoned = false
 
-    /// The process-wide SQLite settings, applied once before the first open (docs/hot-paths.md): memory
-    /// statistics off, so allocations on different reader threads share no lock. Its value is
-    /// `sqlite3_config`'s result code, kept for tests.
-    static let processConfiguration: Int32 = gh_sqlite3_config_memstatus_off()
+    /// The process-wide SQLite settings, applied once before the first open: memory statistics off, so
+    /// allocations on different reader threads share no lock (docs/hot-paths.md); statement journals kept in
+    /// memory (``statementJournalSpillBytes``). Its value is the first failing `sqlite3_config` result
+    /// code, or `SQLITE_OK`, kept for tests.
+    static let processConfiguration: Int32 = {
+        let memoryStatistics = gh_sqlite3_config_memstatus_off()
+        let statementJournal = gh_sqlite3_config_statement_journal_spill(statementJournalSpillBytes)
+        return memoryStatistics != SQLITE_OK ? memoryStatistics : statementJournal
+    }()
+
+    /// A multi-row statement inside a transaction (an import batch's INSERT, a trigger's writes) keeps the
+    /// original of every page it changes in a statement journal, to undo just that statement. At SQLite's
+    /// 64 KiB default nearly every such statement wrote its journal to a temporary file: at 100,000 accounts
+    /// 40% of an import's write calls. -1 keeps it in memory always, as `temp_store=MEMORY` would (without
+    /// moving sorts there too). Not a larger bound: Debian's SQLite 3.40.1 fails the move to disk with
+    /// `SQLITE_FULL` once the spill size is 256 KiB or more (SQLiteStatementJournalTests). Gatehouse's large
+    /// changes run in batches (imports, purges, backfills), so a journal holds one batch's pages; only an old
+    /// one-transaction migration (23's backfill) on a large database makes one as big as the table it rewrites.
+    static let statementJournalSpillBytes: Int32 = -1
 
     /// Opens and configures a connection. Blocking: call only from a connection queue.
     init(path: String, role: Role, busyTimeoutMilliseconds: Int32, synchronous: SQLiteSynchronous = .full,

@@ -37,15 +37,28 @@ public struct UserImporter: Sendable {
     let ownershipClaim: EmailOwnershipClaim?
 
     public init(imports: any UserImportStore, audit: AuditTrail, clock: IdentityClock, subjectSource: SubjectSource = .gatehouse,
-                batchSize: Int = 500, ownershipClaim: EmailOwnershipClaim? = nil) {
+                batchSize: Int = UserImporter.defaultBatchSize, ownershipClaim: EmailOwnershipClaim? = nil) {
         self.imports = imports; self.audit = audit; self.clock = clock; self.subjectSource = subjectSource
         self.batchSize = max(1, batchSize); self.ownershipClaim = ownershipClaim
     }
 
+    /// Rows per write transaction unless the caller says otherwise (`gatehouse user import --batch-size`).
+    ///
+    /// Most of an import's cost is B-tree pages: each row goes into about seven indexes with random keys (the
+    /// account id, email, external id, the identity's key and the user-id indexes), and every page a batch
+    /// changes is written once per commit, however many of its rows landed on it. Batches of 500 on 100,000
+    /// accounts wrote 4.1 GB through the WAL for an 83 MB database; 5,000 wrote 0.8 GB, twice as fast.
+    /// A batch holds SQLite's writer for its whole length, so an import beside live traffic wants smaller ones.
+    public static let defaultBatchSize = 5_000
+    /// The largest `--batch-size`: one transaction's changed pages and statement journals stay in memory.
+    public static let batchSizes = 1...50_000
+
     /// Imports `text` (JSON lines or CSV); with `dryRun` it validates and reports without writing.
     /// With `mergeExisting` rows may be merged into accounts created in Gatehouse (``ImportMergeRule``).
+    /// `batchSize` (rows per transaction) overrides the importer's.
     public func run(_ text: String, format: ImportFileReader.Format? = nil, dryRun: Bool,
-                    mergeExisting: Bool = false) async throws -> Report {
+                    mergeExisting: Bool = false, batchSize: Int? = nil) async throws -> Report {
+        let batchSize = max(1, batchSize ?? self.batchSize)
         let rule = ImportMergeRule(mergeExisting: mergeExisting)
         let (records, readErrors) = ImportFileReader.read(text, format: format ?? ImportFileReader.detect(text))
         var report = Report(dryRun: dryRun)

@@ -1,33 +1,14 @@
 import Foundation
 import GatehouseIdentity
 import GatehouseStore
-import Synchronization
 import Testing
 
 /// How an import's rows are cut into write transactions: `UserImporter.defaultBatchSize` unless the run (the
 /// CLI's `--batch-size`) says otherwise.
 @Suite struct UserImportBatchSizeTests {
-    /// The database's import store, recording the size of every batch it is given.
-    final class RecordingImports: UserImportStore {
-        let base: any UserImportStore
-        let sizes = Mutex<[Int]>([])
-        init(_ base: any UserImportStore) { self.base = base }
-
-        func importBatch(_ batch: [ImportedUser], at: Date,
-                         merge: @escaping @Sendable (ImportedUser, ImportMatch) -> ImportMerge) async throws -> [ImportOutcome] {
-            sizes.withLock { $0.append(batch.count) }
-            return try await base.importBatch(batch, at: at, merge: merge)
-        }
-        func importFinished() async throws { try await base.importFinished() }
-        func match(_ row: ImportedUser) async throws -> ImportMatch? { try await base.match(row) }
-        func matches(_ rows: [ImportedUser]) async throws -> [Result<ImportMatch?, ImportRowConflict>] { try await base.matches(rows) }
-        func find(productUserId: String) async throws -> User? { try await base.find(productUserId: productUserId) }
-        func productUserId(userId: String) async throws -> String? { try await base.productUserId(userId: userId) }
-    }
-
-    static func importer() async throws -> (UserImporter, RecordingImports, any GatehouseDatabase) {
+    static func importer() async throws -> (UserImporter, ObservedUserImports, any GatehouseDatabase) {
         let database = try await SigningKeyRingTests.database()
-        let imports = RecordingImports(database.userImports)
+        let imports = ObservedUserImports(database.userImports)
         return (UserImporter(imports: imports, audit: AuditTrail(store: database.auditLog), clock: .system), imports, database)
     }
 
@@ -40,7 +21,7 @@ import Testing
         let (importer, imports, database) = try await Self.importer()
         let report = try await importer.run(Self.rows(5_001), dryRun: false)
         #expect(report.created == 5_001 && report.errors.isEmpty)
-        #expect(imports.sizes.withLock { $0 } == [5_000, 1])
+        #expect(imports.batchSizes.withLock { $0 } == [5_000, 1])
         #expect(try await database.users.count() == 5_001)
     }
 
@@ -48,12 +29,12 @@ import Testing
         let (importer, imports, database) = try await Self.importer()
         let report = try await importer.run(Self.rows(5), dryRun: false, batchSize: 2)
         #expect(report.created == 5)
-        #expect(imports.sizes.withLock { $0 } == [2, 2, 1])
+        #expect(imports.batchSizes.withLock { $0 } == [2, 2, 1])
         #expect(try await database.users.count() == 5)
         // Nothing below one row: a zero is taken as one, never as an endless loop.
         let again = try await importer.run(Self.rows(2), dryRun: false, batchSize: 0)
         #expect(again.updated == 2)
-        #expect(imports.sizes.withLock { Array($0.suffix(2)) } == [1, 1])
+        #expect(imports.batchSizes.withLock { Array($0.suffix(2)) } == [1, 1])
     }
 
     @Test func theCommandLinesRangeHoldsTheDefault() {

@@ -1,32 +1,14 @@
 import Foundation
 import GatehouseIdentity
 import GatehouseStore
-import Synchronization
 import Testing
 
 /// The importer tells the store when an import's batches are all written (PostgreSQL then analyzes them), once,
 /// and only when it wrote something.
 @Suite struct UserImportFinishTests {
-    /// The database's import store, counting `importFinished` calls.
-    final class CountingImports: UserImportStore {
-        let base: any UserImportStore
-        let finished = Mutex(0)
-        init(_ base: any UserImportStore) { self.base = base }
-
-        func importBatch(_ batch: [ImportedUser], at: Date,
-                         merge: @escaping @Sendable (ImportedUser, ImportMatch) -> ImportMerge) async throws -> [ImportOutcome] {
-            try await base.importBatch(batch, at: at, merge: merge)
-        }
-        func importFinished() async throws { finished.withLock { $0 += 1 } }
-        func match(_ row: ImportedUser) async throws -> ImportMatch? { try await base.match(row) }
-        func matches(_ rows: [ImportedUser]) async throws -> [Result<ImportMatch?, ImportRowConflict>] { try await base.matches(rows) }
-        func find(productUserId: String) async throws -> User? { try await base.find(productUserId: productUserId) }
-        func productUserId(userId: String) async throws -> String? { try await base.productUserId(userId: userId) }
-    }
-
-    static func importer() async throws -> (UserImporter, CountingImports, any GatehouseDatabase) {
+    static func importer() async throws -> (UserImporter, ObservedUserImports, any GatehouseDatabase) {
         let database = try await SigningKeyRingTests.database()
-        let imports = CountingImports(database.userImports)
+        let imports = ObservedUserImports(database.userImports)
         return (UserImporter(imports: imports, audit: AuditTrail(store: database.auditLog), clock: .system, batchSize: 1),
                 imports, database)
     }

@@ -63,7 +63,7 @@ let package = Package(
         .target(name: "GatehouseDemo", dependencies: ["GatehouseServer", "GatehouseProviderSimulator", "GatehouseProviders", "GatehouseHTTP",
                                                       "GatehouseIdentity"]),
         .executableTarget(name: "GatehouseCLI", dependencies: ["GatehouseServer", "GatehouseDemo", "GatehouseClient", "GatehouseClientOpenSSL",
-                                                             "GatehouseNetwork", "GatehouseCrypto", "GatehouseIdentity", "GatehouseStore", "GatehouseSQLite",
+                                                             "GatehouseNetwork", "GatehouseCrypto", "GatehouseIdentity", "GatehouseStore", "GatehouseSQLStore", "GatehouseSQLite",
                                                              "GatehouseHTTPServer"]),
 
         // MARK: Client SDK: Foundation only, no server target or C library (an iOS app builds just these)

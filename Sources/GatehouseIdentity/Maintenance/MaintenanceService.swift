@@ -9,7 +9,7 @@ import Synchronization
 /// Every process runs the loop, but only the one holding the `maintenance` lease purges, so
 /// several processes on one database do not all scan the same tables. Each purge deletes at most
 /// `batchSize` rows in its own short statement (fewer when a batch held the writer longer than
-/// ``PurgePacing/holdTarget``), rests as long as the batch took, and a run stops after
+/// ``WriterHoldPacing/holdTarget``), rests as long as the batch took, and a run stops after
 /// `batchSize × maxBatchesPerTable` rows per table, so no lock is held for long and a backlog
 /// drains over several runs instead of in one big transaction. The lease outlives a few intervals:
 /// if its holder dies, another process takes over once it expires.
@@ -65,7 +65,7 @@ public final class MaintenanceService: Sendable {
     /// Shared work run after the purges, by the lease holder only.
     let jobs: [MaintenanceJob]
     private let loop = Mutex<Task<Void, Never>?>(nil)
-    /// Each table's batch size as ``PurgePacing`` last left it, so the next run starts there.
+    /// Each table's batch size as ``WriterHoldPacing`` last left it, so the next run starts there.
     private let pacedSizes = Mutex<[String: Int]>([:])
 
     /// - Parameters:
@@ -89,7 +89,7 @@ public final class MaintenanceService: Sendable {
         var report = Report(purged: [], skipped: false)
         // The lease is taken once per run: a run that outlasted half of it could overlap the next holder's.
         let deadline = ContinuousClock.now.advanced(by: .seconds(settings.leaseTTL / 2))
-        let pacing = PurgePacing(largest: settings.batchSize)
+        let pacing = WriterHoldPacing(largest: settings.batchSize)
         let budget = settings.batchSize * max(settings.maxBatchesPerTable, 1)
         for (table, purge) in purges() {
             let start = pacedSizes.withLock { $0[table] } ?? settings.batchSize

@@ -42,12 +42,13 @@ extension PostgresConnection: SQLMigratingConnection {
     /// `CREATE INDEX CONCURRENTLY`, outside any transaction (it cannot run in one): it takes a lock that
     /// lets writes go on. A build a crash left behind is marked invalid and would satisfy `IF NOT
     /// EXISTS`, so an invalid index of that name is dropped first.
-    func buildIndexOnline(_ index: SQLOnlineIndex) throws {
+    func buildIndexOnline(_ index: SQLOnlineIndex) throws -> Bool {
         let invalid = try queryOne("""
             SELECT 1 FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
             WHERE c.oid = to_regclass(?) AND NOT i.indisvalid
             """, [index.name]) { _ in true } ?? false
         if invalid { try execute("DROP INDEX CONCURRENTLY IF EXISTS \(index.name)") }
         try execute(index.createStatement.replacingOccurrences(of: "INDEX IF NOT EXISTS", with: "INDEX CONCURRENTLY IF NOT EXISTS"))
+        return false
     }
 }

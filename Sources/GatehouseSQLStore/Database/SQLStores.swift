@@ -36,6 +36,7 @@ public final class SQLStores: Sendable {
     // Schema and lifetime, bound to the pool and the backend's migrations.
     let migrate: @Sendable () async throws -> MigrationReport
     let migrateUsing: @Sendable (SQLMigrator) async throws -> MigrationReport
+    let runOnline: @Sendable (SQLOnlineStep) async throws -> SQLOnlineStepReport
     let schemaVersion: @Sendable () async throws -> Int
     let close: @Sendable () async -> Void
 
@@ -72,6 +73,7 @@ public final class SQLStores: Sendable {
         }
         migrate = { try await database.withoutTransaction { try migrator.migrate($0) } }
         migrateUsing = { other in try await database.withoutTransaction { try other.migrate($0) } }
+        runOnline = { step in try await database.withoutTransaction { try SQLMigrator.runOnline(step, $0) } }
         schemaVersion = { try await database.read { try migrator.currentVersion($0) } }
         close = { await database.close() }
     }
@@ -89,6 +91,9 @@ extension SQLStoreDatabase {
     /// Applies another list of migrations on this database's connection: for tests of the migrator itself.
     public func migrate(using migrator: SQLMigrator) async throws -> MigrationReport { try await stores.migrateUsing(migrator) }
     public func schemaVersion() async throws -> Int { try await stores.schemaVersion() }
+    /// Runs one online migration step on this database, as the migrator would, and reports what it held:
+    /// for replaying a shipped migration's work on a large database (`gatehouse bench online-step`).
+    public func runOnline(_ step: SQLOnlineStep) async throws -> SQLOnlineStepReport { try await stores.runOnline(step) }
     public func close() async { await stores.close() }
 
     public var signingKeys: any SigningKeyStore { stores.signingKeys }

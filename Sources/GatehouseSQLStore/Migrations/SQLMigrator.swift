@@ -33,8 +33,9 @@ public protocol SQLMigratingConnection: SQLConnection {
     /// `BEGIN IMMEDIATE` serialises it, and the steps are idempotent).
     func withMigrationLock<T>(_ body: () throws -> T) throws -> T
     /// Builds `index` on existing rows without holding the writer where the backend can (outside any
-    /// transaction): PostgreSQL `CREATE INDEX CONCURRENTLY`; SQLite one write transaction.
-    func buildIndexOnline(_ index: SQLOnlineIndex) throws
+    /// transaction): PostgreSQL `CREATE INDEX CONCURRENTLY`; SQLite one write transaction. Returns whether
+    /// the build held the writer (was one transaction).
+    func buildIndexOnline(_ index: SQLOnlineIndex) throws -> Bool
 }
 
 /// Applies the migrations in a backend's types, each version in its own transaction, and keeps the
@@ -91,7 +92,7 @@ public struct SQLMigrator: Sendable {
                         return true
                     }
                     guard pending else { return false }
-                    for step in migration.online { try run(step, connection) }
+                    for step in migration.online { _ = try Self.run(step, connection) }
                     return try connection.migrationTransaction { () throws -> Bool in
                         guard try isPending(migration, connection) else { return false }
                         try record(migration, connection)
@@ -116,14 +117,37 @@ public struct SQLMigrator: Sendable {
                            [migration.version, migration.name, Date()])
     }
 
-    private func run(_ step: SQLOnlineStep, _ connection: some SQLMigratingConnection) throws {
+    /// Runs one online step on `connection` outside any transaction, as a migration does after its DDL (the
+    /// migration lock held on PostgreSQL), and reports what it held. `gatehouse bench online-step` replays a
+    /// step of a shipped migration this way on a large database.
+    public static func runOnline(_ step: SQLOnlineStep, _ connection: some SQLMigratingConnection) throws -> SQLOnlineStepReport {
+        try connection.withMigrationLock { try run(step, connection) }
+    }
+
+    private static func run(_ step: SQLOnlineStep, _ connection: some SQLMigratingConnection) throws -> SQLOnlineStepReport {
+        let clock = ContinuousClock()
+        let began = clock.now
+        var report = SQLOnlineStepReport()
         switch step {
         case .index(let index):
-            try connection.buildIndexOnline(index)
+            if try connection.buildIndexOnline(index) { report.record(clock.now - began, rows: 0) }
         case .backfill(let batch):
-            // One short transaction per batch: writers of other processes get in between.
-            while try connection.migrationTransaction({ try connection.run(batch, []) }) > 0 {}
+            // Short transactions, each sized to hold the writer about `WriterHoldPacing.holdTarget`, with a
+            // rest as long as the last one between them: other processes' writers get in between batches.
+            let pacing = WriterHoldPacing(largest: SQLOnlineStep.largestBackfillBatch)
+            var size = pacing.largest
+            while true {
+                let started = clock.now
+                let changed = try connection.migrationTransaction { try connection.run(batch, [size]) }
+                let held = clock.now - started
+                report.record(held, rows: changed)
+                guard changed > 0 else { break }
+                size = pacing.next(after: size, held: held)
+                Thread.sleep(forTimeInterval: WriterHoldPacing.seconds(WriterHoldPacing.rest(after: held)))
+            }
         }
+        report.total = clock.now - began
+        return report
     }
 
     /// The version the database is at; 0 when the bookkeeping table does not exist yet.

@@ -10,28 +10,55 @@ public enum SQLOnlineStep: Sendable, Equatable {
     /// by a crash is dropped and built again). SQLite cannot build an index beside writers: the build is
     /// one write transaction, as long as the table is large (docs/migrations.md gives the cost per row).
     case index(SQLOnlineIndex)
-    /// An `UPDATE` or `DELETE` that changes at most one batch of rows per run and leaves out rows already
-    /// done; it runs in its own short transactions until a run changes no row.
+    /// An `UPDATE`, `DELETE` or `INSERT … SELECT` that changes at most one batch of rows per run and leaves
+    /// out rows already done. Its one parameter (`?`, as in `LIMIT ?`) is the batch's size: at most
+    /// ``SQLOnlineStep/largestBackfillBatch`` rows, fewer when a batch held the writer longer than
+    /// `WriterHoldPacing.holdTarget`. It runs in its own short transactions, resting as long as each took,
+    /// until a run changes no row.
     case backfill(String)
+
+    /// The most rows one backfill batch changes (fewer where a batch of them holds the writer too long).
+    public static let largestBackfillBatch = 1_000
 }
 
-/// `CREATE [UNIQUE] INDEX name ON table (columns)`.
+/// `CREATE [UNIQUE] INDEX name ON table (columns) [WHERE predicate]`.
 public struct SQLOnlineIndex: Sendable, Equatable {
     public let name: String
     public let table: String
     /// The indexed columns or expressions, as written between the parentheses.
     public let columns: String
     public let unique: Bool
+    /// A partial index's condition (`WHERE …` without the keyword), or nil for every row.
+    public let predicate: String?
 
-    public init(name: String, table: String, columns: String, unique: Bool = false) {
+    public init(name: String, table: String, columns: String, unique: Bool = false, predicate: String? = nil) {
         self.name = name
         self.table = table
         self.columns = columns
         self.unique = unique
+        self.predicate = predicate
     }
 
-    /// The statement without `CONCURRENTLY`: `CREATE [UNIQUE] INDEX IF NOT EXISTS name ON table (columns)`.
+    /// The statement without `CONCURRENTLY`: `CREATE [UNIQUE] INDEX IF NOT EXISTS name ON table (columns) [WHERE …]`.
     public var createStatement: String {
         "CREATE \(unique ? "UNIQUE " : "")INDEX IF NOT EXISTS \(name) ON \(table) (\(columns))"
+            + (predicate.map { " WHERE \($0)" } ?? "")
+    }
+}
+
+/// What one online step held: how many transactions it ran, the longest of them and the step's whole time
+/// (rests between backfill batches included). On PostgreSQL a concurrent index build is no transaction.
+public struct SQLOnlineStepReport: Sendable, Equatable {
+    public var transactions = 0
+    public var rows = 0
+    public var longestTransaction: Duration = .zero
+    public var total: Duration = .zero
+
+    public init() {}
+
+    mutating func record(_ held: Duration, rows changed: Int) {
+        transactions += 1
+        rows += changed
+        longestTransaction = max(longestTransaction, held)
     }
 }

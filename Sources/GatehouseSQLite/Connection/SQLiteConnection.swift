@@ -33,8 +33,11 @@ final class SQLiteConnection: SQLConnection, @unchecked Sendable {  // confined 
     /// auto-checkpoint off, so no commit ever pays for a checkpoint: the writer hands it to the
     /// checkpointer connection instead (`SQLiteWriter`).
     private(set) var walPages: Int32 = 0
-    /// The busy timeout given at open, restored after an inline read (`beginInlineRead`).
+    /// The busy timeout given at open: how long `waitForLock` tries again (restored after an inline read).
     private let busyTimeoutMilliseconds: Int32
+    /// When the current wait for another process's lock began (monotonic ns), and how many retries waits have made.
+    private var lockWaitStarted: UInt64 = 0
+    private(set) var lockRetries = 0
     /// While an inline read runs: the monotonic time (ns) past which it is abandoned, and whether it was.
     private var inlineDeadline: UInt64 = 0
     private var inlineAbandoned = false
@@ -75,7 +78,7 @@ final class SQLiteConnection: SQLConnection, @unchecked Sendable {  // confined 
         self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
         sqlite3_extended_result_codes(opened, 1)
         // Waits on locks held by other processes (e.g. the CLI migrating while the server runs).
-        sqlite3_busy_timeout(opened, busyTimeoutMilliseconds)
+        installLockWait(opened)
         do {
             if role == .writer && path != ":memory:" {
                 let mode = try queryOne("PRAGMA journal_mode=WAL", []) { $0.text(0) }
@@ -216,6 +219,33 @@ final class SQLiteConnection: SQLConnection, @unchecked Sendable {  // confined 
         }, context)
     }
 
+    // MARK: - Waiting on other processes' locks
+
+    /// How often a wait for another process's lock tries again.
+    static let lockRetryMicroseconds: UInt32 = 1_000
+
+    /// A busy handler that tries again every ``lockRetryMicroseconds`` until the busy timeout. SQLite's own
+    /// `sqlite3_busy_timeout` sleeps 1, 2, 5, 10, 15, 20, 25, 25, 25, 50, 50 and then 100 ms between tries, so
+    /// a writer that meets a lock held by another process's paced batches (a migration's backfill, a few ms
+    /// each with a rest as long between them) sleeps through the rests and waits out the whole job.
+    private func installLockWait(_ db: OpaquePointer) {
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        sqlite3_busy_handler(db, { context, attempt in
+            guard let context else { return 0 }
+            return Unmanaged<SQLiteConnection>.fromOpaque(context).takeUnretainedValue().waitForLock(attempt: attempt) ? 1 : 0
+        }, context)
+    }
+
+    /// One try of the busy handler: false (give up, SQLITE_BUSY) once the wait has lasted the busy timeout.
+    private func waitForLock(attempt: Int32) -> Bool {
+        let now = Self.monotonicNanoseconds()
+        if attempt == 0 { lockWaitStarted = now }
+        guard now &- lockWaitStarted < UInt64(max(busyTimeoutMilliseconds, 0)) * 1_000_000 else { return false }
+        lockRetries += 1
+        usleep(Self.lockRetryMicroseconds)
+        return true
+    }
+
     // MARK: - Inline reads (a bound on the caller's thread)
 
     /// How many virtual-machine steps SQLite runs between two checks of the inline deadline
@@ -250,7 +280,7 @@ final class SQLiteConnection: SQLConnection, @unchecked Sendable {  // confined 
     func endInlineRead() -> Bool {
         guard let handle else { return false }
         sqlite3_progress_handler(handle, 0, nil, nil)
-        sqlite3_busy_timeout(handle, busyTimeoutMilliseconds)
+        installLockWait(handle)
         let abandoned = inlineAbandoned
         inlineAbandoned = false
         if abandoned && sqlite3_get_autocommit(handle) == 0 { _ = try? run("ROLLBACK", []) }

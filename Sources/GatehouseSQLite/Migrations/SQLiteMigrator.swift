@@ -19,7 +19,8 @@ extension SQLiteConnection: SQLMigratingConnection {
     func withMigrationLock<T>(_ body: () throws -> T) throws -> T { try body() }
 
     /// SQLite cannot build an index beside writers: one write transaction for the whole build.
-    func buildIndexOnline(_ index: SQLOnlineIndex) throws {
+    func buildIndexOnline(_ index: SQLOnlineIndex) throws -> Bool {
         try writeTransaction { try execute(index.createStatement) }
+        return true
     }
 }

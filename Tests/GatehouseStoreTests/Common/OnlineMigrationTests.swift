@@ -21,8 +21,9 @@ struct OnlineMigrationTests {
         INSERT INTO online_demo (id, email) SELECT i, 'user' || i || '@example.com' FROM n;
         """)
 
-    /// At most 1,000 rows a run: the 2,500 rows take three runs and a fourth that changes nothing.
-    static let backfill = "UPDATE online_demo SET done = 1 WHERE id IN (SELECT id FROM online_demo WHERE done = 0 ORDER BY id LIMIT 1000)"
+    /// At most `SQLOnlineStep.largestBackfillBatch` (1,000) rows a run, the `?`: the 2,500 rows take at least three
+    /// runs and one that changes nothing.
+    static let backfill = "UPDATE online_demo SET done = 1 WHERE id IN (SELECT id FROM online_demo WHERE done = 0 ORDER BY id LIMIT ?)"
     static let index = SQLOnlineIndex(name: "online_demo_by_email", table: "online_demo", columns: "email", unique: true)
 
     static func migrations(backfill: String = backfill) -> [SQLMigration] {
@@ -90,5 +91,35 @@ struct OnlineMigrationTests {
         #expect(Self.index.createStatement == "CREATE UNIQUE INDEX IF NOT EXISTS online_demo_by_email ON online_demo (email)")
         #expect(SQLOnlineIndex(name: "a", table: "t", columns: "lower(email), id").createStatement
             == "CREATE INDEX IF NOT EXISTS a ON t (lower(email), id)")
+        #expect(SQLOnlineIndex(name: "p", table: "users", columns: "id", predicate: "NOT imported").createStatement
+            == "CREATE INDEX IF NOT EXISTS p ON users (id) WHERE NOT imported")
+    }
+
+    /// A batch of 1,000 rows that each rewrite 20 KB holds the writer far past 5 ms: the next batches shrink
+    /// (so there are many more than three), every row is still done, and the report says what was held.
+    @Test func backfillBatchesShrinkToTheHoldTargetAndTheReportCountsThem() async throws {
+        let folder = TemporaryFolder.make()
+        defer { folder.remove() }
+        let path = folder.appending("paced.sqlite")
+        let db = try await SQLiteDatabase.open(location: .file(path: path))
+        _ = try await db.migrate()
+        _ = try await db.migrate(using: SQLMigrator(types: .sqlite, migrations: [Self.seed]))
+        let heavy = """
+            UPDATE online_demo SET done = 1, email = email || hex(randomblob(10000))
+            WHERE id IN (SELECT id FROM online_demo WHERE done = 0 ORDER BY id LIMIT ?)
+            """
+        let report = try await db.runOnline(.backfill(heavy))
+        #expect(report.rows == Self.rows)
+        #expect(report.transactions > 5)
+        #expect(report.longestTransaction > .zero)
+        #expect(report.total >= report.longestTransaction)
+        #expect(try RawSQLite.scalar(path: path, "SELECT COUNT(*) FROM online_demo WHERE done = 0") == "0")
+
+        let index = try await db.runOnline(.index(SQLOnlineIndex(name: "online_demo_done", table: "online_demo",
+                                                                 columns: "id", predicate: "done = 0")))
+        #expect(index.transactions == 1)
+        #expect(try RawSQLite.scalar(path: path, "SELECT sql FROM sqlite_master WHERE name = 'online_demo_done'")?
+            .hasSuffix("WHERE done = 0") == true)
+        await db.close()
     }
 }

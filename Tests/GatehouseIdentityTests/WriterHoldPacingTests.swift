@@ -1,16 +1,17 @@
 import GatehouseIdentity
+import GatehouseStore
 import Synchronization
 import Testing
 
-@Suite struct PurgePacingTests {
-    let pacing = PurgePacing(largest: 500)
+@Suite struct WriterHoldPacingTests {
+    let pacing = WriterHoldPacing(largest: 500)
 
     @Test func aSlowBatchShrinksTheNextInProportionToItsHold() {
         // 500 rows in 130 ms (a large SQLite table): 5 ms is about 19 rows.
         #expect(pacing.next(after: 500, held: .milliseconds(130)) == 19)
         #expect(pacing.next(after: 100, held: .milliseconds(10)) == 50)
         // Never under the floor, however slow.
-        #expect(pacing.next(after: 20, held: .seconds(2)) == PurgePacing.smallestBatch)
+        #expect(pacing.next(after: 20, held: .seconds(2)) == WriterHoldPacing.smallestBatch)
     }
 
     @Test func aQuickBatchGrowsAtMostTwofoldUpToTheConfiguredSize() {
@@ -18,7 +19,7 @@ import Testing
         #expect(pacing.next(after: 400, held: .microseconds(200)) == 500)
         #expect(pacing.next(after: 500, held: .zero) == 500)
         // A configured size under the floor is kept.
-        #expect(PurgePacing(largest: 3).next(after: 3, held: .seconds(1)) == 3)
+        #expect(WriterHoldPacing(largest: 3).next(after: 3, held: .seconds(1)) == 3)
     }
 
     @Test func aRunShrinksBatchesThatHoldTooLongAndKeepsItsRowBudget() async throws {
@@ -26,7 +27,7 @@ import Testing
         // Not the deadline under test: on a loaded machine (the whole suite running) the sleeps stretch a lot.
         let far = ContinuousClock.now.advanced(by: .seconds(3_600))
         // Each row "holds the writer" 0.6 ms: a 100-row batch takes 60 ms, a 10-row one 6 ms.
-        let (rows, next) = try await PurgePacing(largest: 100).run(startingAt: 100, budget: 150, until: far) { limit in
+        let (rows, next) = try await WriterHoldPacing(largest: 100).run(startingAt: 100, budget: 150, until: far) { limit in
             sizes.withLock { $0.append(limit) }
             try await Task.sleep(for: .microseconds(600 * limit))
             return limit

@@ -215,82 +215,66 @@ probe_stop() {   # NAME: records the probe's p99, max and rate
   echo "$1: paced refresh p99 $p99 ms, max $max ms, ${rps:-0} req/s, ${timeouts:-0} timeouts, ${failed:-0} non-2xx" >> "$BENCH_TMP/notes.txt"
 }
 
-# The migrations that scale with the data, replayed as the migrator runs them: the index builds of migrations 18, 19
-# and 21 (under new names, dropped afterwards) as online index steps — PostgreSQL `CREATE INDEX CONCURRENTLY`,
-# SQLite one write transaction (it has no concurrent build) — and the backfill of 23 as an online backfill step,
-# batches of 1,000 rows in their own transactions (its flag is cleared first, outside the probe), each batch found
-# through a partial index of the rows still to do (an index step first): without it every batch walked the rows
-# already done, and the backfill's time grew with the square of the users. Each entry is
-# "NAME|index|STATEMENT" or "NAME|backfill|BATCH". Migration 41 predates online steps and runs as it ships, one
-# transaction: SQLite fills a second trigram table as 41 fills its own, PostgreSQL builds 41's GIN index in a transaction
-# ("NAME|transaction|STATEMENTS", below). The others only add a table or a nullable column.
+# The migrations that scale with the data, replayed as the migrator runs them, by the migrator's own code
+# (`gatehouse bench online-step`, a process of its own beside the serving one, as `gatehouse migrate` would be): the
+# index builds of migrations 18, 19 and 21 (under new names, dropped afterwards) as online index steps — PostgreSQL
+# `CREATE INDEX CONCURRENTLY`, SQLite one write transaction (it has no concurrent build) — and the backfill of 23 as
+# an online backfill step (its flag is cleared first, outside the probe): batches paced to a 5 ms hold, found through
+# a partial index of the rows still to do (an index step first; without it every batch walked the rows already
+# done), each row's audit question an index seek (`EXISTS … audit_log_by_user`, not 23's `IN (SELECT …)`, which
+# read every `account.imported` row again for every batch). Migration 41 as it would be written now: PostgreSQL an
+# index step (the GIN index, concurrently); SQLite its trigram table created empty (one short transaction) and
+# filled by a backfill step, in search-row order. Each entry is "NAME|index|INDEX|TABLE|COLUMNS|PREDICATE|METHOD",
+# "NAME|backfill|STATEMENT" or "NAME|transaction|STATEMENTS" (SQLite, through sqlite3). The other migrations only add
+# a table or a nullable column.
 MIGRATION_REPLAY=(
-  "18 audit_log_by_event|index|CREATE INDEX scale_replay_18a ON audit_log (event_type, occurred_at)"
-  "18 audit_log_by_ip|index|CREATE INDEX scale_replay_18b ON audit_log (ip, occurred_at)"
-  "19 users_by_external_id|index|CREATE UNIQUE INDEX scale_replay_19 ON users (external_id)"
-  "21 refresh_tokens_by_user_created|index|CREATE INDEX scale_replay_21 ON refresh_tokens (user_id, client_id, created_at)"
-  "23 users_not_imported|index|CREATE INDEX scale_replay_23 ON users (id) WHERE NOT imported"
-  "23 users_import_origin backfill|backfill|UPDATE users SET imported = TRUE WHERE id IN (SELECT id FROM users WHERE NOT imported AND (external_id IS NOT NULL OR id IN (SELECT user_id FROM audit_log WHERE event_type = 'account.imported' AND user_id IS NOT NULL)) ORDER BY id LIMIT 1000)"
+  "18 audit_log_by_event|index|scale_replay_18a|audit_log|event_type, occurred_at|"
+  "18 audit_log_by_ip|index|scale_replay_18b|audit_log|ip, occurred_at|"
+  "19 users_by_external_id|index|scale_replay_19|users|external_id|"
+  "21 refresh_tokens_by_user_created|index|scale_replay_21|refresh_tokens|user_id, client_id, created_at|"
+  "23 users_not_imported|index|scale_replay_23|users|id|NOT imported"
+  "23 users_import_origin backfill|backfill|UPDATE users SET imported = TRUE WHERE id IN (SELECT id FROM users WHERE NOT imported AND (external_id IS NOT NULL OR EXISTS (SELECT 1 FROM audit_log a WHERE a.user_id = users.id AND a.event_type = 'account.imported')) ORDER BY id LIMIT ?)"
 )
-migration_41_replay() {   # the backend's entry for migration 41
+migration_41_replay() {   # the backend's entries for migration 41, one a line
   if [ "$BACKEND" = sqlite ]; then
-    echo "41 users_email_search|transaction|CREATE VIRTUAL TABLE scale_replay_41 USING fts5(email, content='', tokenize='trigram'); INSERT INTO scale_replay_41 (rowid, email) SELECT user_search_rows.search_row, users.email FROM user_search_rows JOIN users ON users.id = user_search_rows.user_id"
+    echo "41 users_email_search table|transaction|CREATE VIRTUAL TABLE scale_replay_41 USING fts5(email, content='', tokenize='trigram')"
+    echo "41 users_email_search backfill|backfill|INSERT INTO scale_replay_41 (rowid, email) SELECT r.search_row, u.email FROM user_search_rows r JOIN users u ON u.id = r.user_id WHERE r.search_row > COALESCE((SELECT rowid FROM scale_replay_41 ORDER BY rowid DESC LIMIT 1), 0) ORDER BY r.search_row LIMIT ?"
   else
-    echo "41 users_email_search|transaction|CREATE INDEX scale_replay_41 ON users USING gin (email gin_trgm_ops)"
+    echo "41 users_email_search|index|scale_replay_41|users|email gin_trgm_ops||gin"
   fi
 }
 
 # timed_sqlite: the statements on stdin (one a line), each followed by sqlite3's own "Run Time: real SECONDS …".
 timed_sqlite() { sqlite3 -batch -cmd ".timeout 600000" -cmd ".timer on" "$DB_FILE"; }
 
-# replay NAME KIND STATEMENT: runs one replayed step and records the longest transaction it held (ms, measured
-# around each transaction by the database's own timer, not the client's start-up) and the step's total time.
+# replay NAME KIND FIELDS…: runs one replayed step and records the longest transaction it held (ms, measured around
+# each transaction by the migrator, or by sqlite3's timer) and the step's total time.
 replay() {
-  local name=$1 kind=$2 statement=$3 began longest=0 held batches=0 changed
+  local name=$1 kind=$2 began longest=0 batches=1 report
+  shift 2
   began=$(date +%s%N)
   if [ "$kind" = transaction ]; then
-    if [ "$BACKEND" = sqlite ]; then
-      longest=$(printf 'BEGIN IMMEDIATE;\n%s;\nCOMMIT;\n' "$statement" | timed_sqlite \
-        | awk '/^Run Time/ { t += $4 } END { printf "%d", t * 1000 }') || die "replay $name failed"
-    else
-      longest=$(psql "$PG_URL" -qAtX -v ON_ERROR_STOP=1 -c '\timing on' -c "BEGIN; $statement; COMMIT;" \
-        | awk '/^Time:/ { printf "%d", $2 }') || die "replay $name failed"
-    fi
-    batches=1
-  elif [ "$kind" = index ]; then
-    if [ "$BACKEND" = sqlite ]; then
-      longest=$(printf 'BEGIN IMMEDIATE;\n%s;\nCOMMIT;\n' "$statement" | timed_sqlite \
-        | awk '/^Run Time/ { t += $4 } END { printf "%d", t * 1000 }') || die "replay $name failed"
-    else
-      # CONCURRENTLY takes a lock that lets writes go on: no transaction holds the writer.
-      sql "${statement/CREATE INDEX/CREATE INDEX CONCURRENTLY}" >/dev/null || die "replay $name failed"
-      longest=0
-    fi
-    batches=1
+    longest=$(printf 'BEGIN IMMEDIATE;\n%s;\nCOMMIT;\n' "$1" | timed_sqlite \
+      | awk '/^Run Time/ { t += $4 } END { printf "%d", t * 1000 }') || die "replay $name failed"
   else
-    while true; do
-      if [ "$BACKEND" = sqlite ]; then
-        changed=$(printf 'BEGIN IMMEDIATE;\n%s;\nSELECT changes();\nCOMMIT;\n' "$statement" | timed_sqlite) || die "replay $name failed"
-        held=$(awk '/^Run Time/ { t += $4 } END { printf "%d", t * 1000 }' <<<"$changed")
-        changed=$(grep -v '^Run Time' <<<"$changed" | tail -1)
-      else
-        changed=$(psql "$PG_URL" -qAtX -v ON_ERROR_STOP=1 -c '\timing on' -c "WITH done AS (${statement} RETURNING 1) SELECT COUNT(*) FROM done") \
-          || die "replay $name failed"
-        held=$(awk '/^Time:/ { printf "%d", $2 }' <<<"$changed")
-        changed=$(grep -v '^Time:' <<<"$changed" | tail -1)
-      fi
-      batches=$((batches + 1)); [ "${held:-0}" -gt "$longest" ] && longest=${held:-0}
-      [ "${changed:-0}" = 0 ] && break
-    done
+    if [ "$kind" = index ]; then
+      report=$("$BIN" bench online-step index "$1" "$2" "$3" ${4:+--where "$4"} ${5:+--using "$5"} --config "$BENCH_TMP/config.json") \
+        || die "replay $name failed"
+    else
+      report=$("$BIN" bench online-step backfill "$1" --config "$BENCH_TMP/config.json") || die "replay $name failed"
+    fi
+    longest=$(python3 -c 'import json,sys; print(round(json.loads(sys.argv[1])["longest_ms"]))' "$report")
+    batches=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["transactions"])' "$report")
   fi
   local total=$(( ($(date +%s%N) - began) / 1000000 ))
   record "migration $name: longest transaction" "$longest" "ms"
+  record "migration $name: transactions" "$batches" "count"
   record "migration $name: total" "$total" "ms"
   echo "migration $name ($kind): longest transaction $longest ms, $batches transaction(s), $total ms in all" >> "$BENCH_TMP/notes.txt"
 }
 
 writer_check() {
-  local quiet purge_before purge_after started seconds entry name kind statement
+  local quiet purge_before purge_after started seconds entry fields
   local tokens=${SCALE_PROBE_TOKENS:-60000}
   mint 2000 "$BENCH_TMP/probe-warm-up.txt"; mint "$tokens" "$BENCH_TMP/probe-quiet.txt"
   mint "$tokens" "$BENCH_TMP/probe-purge.txt"; mint "$tokens" "$BENCH_TMP/probe-migrate.txt"
@@ -316,9 +300,10 @@ writer_check() {
   sql "UPDATE users SET imported = FALSE" >/dev/null   # the backfill's work, undone outside the probe
   serve "$BENCH_TMP/config.json"
   probe_start "$BENCH_TMP/probe-migrate.txt"; sleep 1
-  for entry in "${MIGRATION_REPLAY[@]}" "$(migration_41_replay)"; do
-    IFS='|' read -r name kind statement <<<"$entry"
-    replay "$name" "$kind" "$statement"
+  local replays=("${MIGRATION_REPLAY[@]}"); mapfile -t -O "${#replays[@]}" replays < <(migration_41_replay)
+  for entry in "${replays[@]}"; do
+    IFS='|' read -r -a fields <<<"$entry"
+    replay "${fields[@]}"
   done
   sleep 1; probe_stop "writer check: during the migrations"
   for entry in 18a 18b 19 21 23; do sql "DROP INDEX scale_replay_$entry" >/dev/null; done

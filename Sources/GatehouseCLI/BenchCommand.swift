@@ -11,10 +11,10 @@ enum BenchCommand: CLICommand {
     static let takesAction = true
     static let summary = "Mint load-test material (refresh tokens); replay a migration's online step"
     static let options = ["--config": true, "--client": true, "--email": true, "--scope": true, "--count": true,
-                          "--unique": false, "--where": true]
+                          "--unique": false, "--where": true, "--using": true]
     static let help = """
         Usage: gatehouse bench refresh-tokens --client ID --email E [--scope S] --count N
-               gatehouse bench online-step index NAME TABLE COLUMNS [--unique] [--where PREDICATE]
+               gatehouse bench online-step index NAME TABLE COLUMNS [--unique] [--where PREDICATE] [--using METHOD]
                gatehouse bench online-step backfill STATEMENT
 
         refresh-tokens  mints N refresh tokens for the account and client, each the first of its own grant,
@@ -69,7 +69,8 @@ extension BenchCommand {
         switch arguments.first {
         case "index" where arguments.count == 4:
             step = .index(SQLOnlineIndex(name: arguments[1], table: arguments[2], columns: arguments[3],
-                                         unique: options.flag("--unique"), predicate: options.value("--where")))
+                                         unique: options.flag("--unique"), predicate: options.value("--where"),
+                                         method: options.value("--using")))
         case "backfill" where arguments.count == 2:
             step = .backfill(arguments[1])
         default:

@@ -46,10 +46,13 @@ def test_scale_script_small(tmp_path):
     assert int(values[(SIZES[-1], "purge: expired rows before")]) >= 500
     assert int(values[(SIZES[-1], "purge: rows left")]) == 0
     migrations = [m for (u, m) in values if u == SIZES[-1] and m.startswith("migration ")]
-    # Seven replayed steps (18 twice, 19, 21, 23's partial index and backfill, 41 as it ships): the longest transaction
-    # and the total of each.
-    assert len(migrations) == 14, migrations
-    assert {"migration 23 users_not_imported: total", "migration 41 users_email_search: total"} <= set(migrations)
+    # Eight replayed steps (18 twice, 19, 21, 23's partial index and backfill, 41's empty table and its backfill): the
+    # longest transaction, the transactions and the total of each.
+    assert len(migrations) == 24, migrations
+    assert {"migration 23 users_not_imported: total", "migration 41 users_email_search backfill: total"} <= set(migrations)
+    # The backfills ran through `gatehouse bench online-step`: batches until one changed nothing.
+    for backfill in ("23 users_import_origin backfill", "41 users_email_search backfill"):
+        assert int(values[(SIZES[-1], f"migration {backfill}: transactions")]) >= 2, backfill
     for phase in ("quiet", "during the purge", "during the migrations"):
         assert float(values[(SIZES[-1], f"writer check: {phase} req/s")]) > 0, phase
     # The online backup under the same probe (bench/backup.sh), and its copy restored and served.

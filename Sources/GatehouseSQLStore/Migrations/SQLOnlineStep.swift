@@ -21,7 +21,7 @@ public enum SQLOnlineStep: Sendable, Equatable {
     public static let largestBackfillBatch = 1_000
 }
 
-/// `CREATE [UNIQUE] INDEX name ON table (columns) [WHERE predicate]`.
+/// `CREATE [UNIQUE] INDEX name ON table [USING method] (columns) [WHERE predicate]`.
 public struct SQLOnlineIndex: Sendable, Equatable {
     public let name: String
     public let table: String
@@ -30,19 +30,23 @@ public struct SQLOnlineIndex: Sendable, Equatable {
     public let unique: Bool
     /// A partial index's condition (`WHERE …` without the keyword), or nil for every row.
     public let predicate: String?
+    /// PostgreSQL's access method (`gin`), or nil for the default B-tree.
+    public let method: String?
 
-    public init(name: String, table: String, columns: String, unique: Bool = false, predicate: String? = nil) {
+    public init(name: String, table: String, columns: String, unique: Bool = false, predicate: String? = nil,
+                method: String? = nil) {
         self.name = name
         self.table = table
         self.columns = columns
         self.unique = unique
         self.predicate = predicate
+        self.method = method
     }
 
-    /// The statement without `CONCURRENTLY`: `CREATE [UNIQUE] INDEX IF NOT EXISTS name ON table (columns) [WHERE …]`.
+    /// The statement without `CONCURRENTLY`: `CREATE [UNIQUE] INDEX IF NOT EXISTS name ON table [USING …] (columns) [WHERE …]`.
     public var createStatement: String {
-        "CREATE \(unique ? "UNIQUE " : "")INDEX IF NOT EXISTS \(name) ON \(table) (\(columns))"
-            + (predicate.map { " WHERE \($0)" } ?? "")
+        "CREATE \(unique ? "UNIQUE " : "")INDEX IF NOT EXISTS \(name) ON \(table)" + (method.map { " USING \($0)" } ?? "")
+            + " (\(columns))" + (predicate.map { " WHERE \($0)" } ?? "")
     }
 }
 

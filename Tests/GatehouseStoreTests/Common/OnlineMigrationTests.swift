@@ -93,6 +93,8 @@ struct OnlineMigrationTests {
             == "CREATE INDEX IF NOT EXISTS a ON t (lower(email), id)")
         #expect(SQLOnlineIndex(name: "p", table: "users", columns: "id", predicate: "NOT imported").createStatement
             == "CREATE INDEX IF NOT EXISTS p ON users (id) WHERE NOT imported")
+        #expect(SQLOnlineIndex(name: "g", table: "users", columns: "email gin_trgm_ops", method: "gin").createStatement
+            == "CREATE INDEX IF NOT EXISTS g ON users USING gin (email gin_trgm_ops)")
     }
 
     /// A batch of 1,000 rows that each rewrite 20 KB holds the writer far past 5 ms: the next batches shrink

@@ -14,6 +14,7 @@
 #   SCALE_BUILD=.build/release           where gatehouse and GatehouseCryptoBench are (the script builds release,
 #                                        statically linked like `make run`)
 #   WRK_SECONDS (5), WRK_CONNECTIONS (64), REFRESH_CONNECTIONS (8), SCALE_CEILING_SECONDS (6)
+#   KEEP_BENCH=1                         keep the scratch folder and every seeded database (for profiling after the run)
 #
 # Seeding: users go through `gatehouse user import` (JSON lines with an external id and a provider identity each;
 # every row has one pre-computed Argon2id hash of the bench password, so the import pays no Argon2id per row). The
@@ -46,9 +47,10 @@ cleanup() {
   [ -n "$PROBE_PID" ] && kill "$PROBE_PID" 2>/dev/null
   [ -n "$GH_PID" ] && kill "$GH_PID" 2>/dev/null
   wait 2>/dev/null
+  [ -n "${KEEP_BENCH:-}" ] && return
   for db in "${PG_DATABASES[@]}"; do psql "$PG_ADMIN" -qc "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null 2>&1; done
   [ -n "$STARTED_PG" ] && scripts/postgres stop >/dev/null 2>&1
-  [ -n "${KEEP_BENCH:-}" ] || rm -rf "$BENCH_TMP"
+  rm -rf "$BENCH_TMP"
 }
 trap cleanup EXIT
 die() { echo "bench/scale.sh: $*" >&2; [ -n "$GH_PID" ] && tail -5 "$BENCH_TMP/gatehouse.log" >&2; exit 1; }
@@ -429,7 +431,8 @@ for BACKEND in $BACKENDS; do
     record "load average" "$(cut -d' ' -f1 /proc/loadavg)" "1 min"
     measure_size
     sed 's/^/  /' "$BENCH_TMP/notes.txt" >&2
-    if [ "$BACKEND" = sqlite ]; then rm -f "$DB_FILE" "$DB_FILE-wal" "$DB_FILE-shm"
+    if [ -n "${KEEP_BENCH:-}" ]; then echo "kept: $BACKEND database of $USERS users (${DB_FILE:-$PG_URL})" >&2
+    elif [ "$BACKEND" = sqlite ]; then rm -f "$DB_FILE" "$DB_FILE-wal" "$DB_FILE-shm"
     else psql "$PG_ADMIN" -qc "DROP DATABASE IF EXISTS $name WITH (FORCE)" >/dev/null; fi
   done
 done

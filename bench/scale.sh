@@ -252,7 +252,7 @@ timed_sqlite() { sqlite3 -batch -cmd ".timeout 600000" -cmd ".timer on" "$DB_FIL
 # replay NAME KIND FIELDS…: runs one replayed step and records the longest transaction it held (ms, measured around
 # each transaction by the migrator, or by sqlite3's timer) and the step's total time.
 replay() {
-  local name=$1 kind=$2 began longest=0 batches=1 report
+  local name=$1 kind=$2 began longest=0 batches=1 long report
   shift 2
   began=$(date +%s%N)
   if [ "$kind" = transaction ]; then
@@ -267,12 +267,14 @@ replay() {
     fi
     longest=$(python3 -c 'import json,sys; print(round(json.loads(sys.argv[1])["longest_ms"]))' "$report")
     batches=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["transactions"])' "$report")
+    long=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["over_10ms"])' "$report")
   fi
   local total=$(( ($(date +%s%N) - began) / 1000000 ))
   record "migration $name: longest transaction" "$longest" "ms"
   record "migration $name: transactions" "$batches" "count"
+  [ -n "${long:-}" ] && record "migration $name: transactions over 10 ms" "$long" "count"
   record "migration $name: total" "$total" "ms"
-  echo "migration $name ($kind): longest transaction $longest ms, $batches transaction(s), $total ms in all" >> "$BENCH_TMP/notes.txt"
+  echo "migration $name ($kind): longest transaction $longest ms, $batches transaction(s)${long:+ ($long over 10 ms)}, $total ms in all" >> "$BENCH_TMP/notes.txt"
 }
 
 writer_check() {

@@ -25,8 +25,8 @@ enum BenchCommand: CLICommand {
         online-step     runs one online migration step on GATEHOUSE_DATABASE_URL the way `gatehouse migrate`
                         runs it (docs/migrations.md): an index (PostgreSQL CONCURRENTLY, SQLite one transaction)
                         or a backfill whose one parameter `?` is the batch size, paced to short transactions.
-                        Prints one JSON line: transactions, rows, longest_ms (the longest transaction) and
-                        total_ms. bench/scale.sh replays the migrations that grow with the data this way.
+                        Prints one JSON line: transactions, rows, longest_ms (the longest transaction),
+                        over_10ms (transactions longer than 10 ms) and total_ms. bench/scale.sh replays the migrations that grow with the data this way.
         """
 
     static func run(options: inout CommandOptions, environment: [String: String]) async throws -> Int32 {
@@ -85,7 +85,8 @@ extension BenchCommand {
         let report = try await database.runOnline(step)
         let milliseconds = { (duration: Duration) in (WriterHoldPacing.seconds(duration) * 10_000).rounded() / 10 }
         let line = #"{"transactions": \#(report.transactions), "rows": \#(report.rows), "#
-            + #""longest_ms": \#(milliseconds(report.longestTransaction)), "total_ms": \#(milliseconds(report.total))}"#
+            + #""longest_ms": \#(milliseconds(report.longestTransaction)), "over_10ms": \#(report.longTransactions), "#
+            + #""total_ms": \#(milliseconds(report.total))}"#
         print(line)
         return ExitCode.success
     }

@@ -134,8 +134,9 @@ public struct SQLMigrator: Sendable {
         case .backfill(let batch):
             // Short transactions, each sized to hold the writer about `WriterHoldPacing.holdTarget`, with a
             // rest as long as the last one between them: other processes' writers get in between batches.
+            // The first batch is the smallest: its rows' cost is unknown, and a quick batch doubles the next.
             let pacing = WriterHoldPacing(largest: SQLOnlineStep.largestBackfillBatch)
-            var size = pacing.largest
+            var size = min(WriterHoldPacing.smallestBatch, pacing.largest)
             while true {
                 let started = clock.now
                 let changed = try connection.migrationTransaction { try connection.run(batch, [size]) }

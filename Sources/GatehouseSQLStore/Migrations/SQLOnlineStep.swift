@@ -56,7 +56,12 @@ public struct SQLOnlineStepReport: Sendable, Equatable {
     public var transactions = 0
     public var rows = 0
     public var longestTransaction: Duration = .zero
+    /// Transactions that held the writer longer than ``longHold`` (twice the pacing's target).
+    public var longTransactions = 0
     public var total: Duration = .zero
+
+    /// What counts as a long transaction: 10 ms, the most a migration should hold the writer at a time.
+    public static let longHold: Duration = .milliseconds(10)
 
     public init() {}
 
@@ -64,5 +69,6 @@ public struct SQLOnlineStepReport: Sendable, Equatable {
         transactions += 1
         rows += changed
         longestTransaction = max(longestTransaction, held)
+        if held > Self.longHold { longTransactions += 1 }
     }
 }

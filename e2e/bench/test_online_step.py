@@ -62,6 +62,10 @@ def test_usage_errors_and_a_failing_step_change_nothing(tmp_path):
         run = cli(path, "bench", *args)
         assert run.returncode == 2, (args, run.stdout, run.stderr)
         assert "online-step needs" in run.stderr
+    # `--using` reaches the statement: SQLite has no index methods, so the build fails and nothing is created.
+    run = cli(path, "bench", "online-step", "index", "demo_gin", "demo", "email", "--using", "gin")
+    assert run.returncode == 1, run.stdout
+    assert count(path, "SELECT COUNT(*) FROM sqlite_master WHERE name = 'demo_gin'") == 0
     # A statement without the batch-size parameter is refused by SQLite before it changes a row.
     run = cli(path, "bench", "online-step", "backfill", "UPDATE demo SET done = 1")
     assert run.returncode == 1, run.stdout

@@ -11,9 +11,9 @@ public enum SQLOnlineStep: Sendable, Equatable {
     /// one write transaction, as long as the table is large (docs/migrations.md gives the cost per row).
     case index(SQLOnlineIndex)
     /// An `UPDATE`, `DELETE` or `INSERT … SELECT` that changes at most one batch of rows per run and leaves
-    /// out rows already done. Its one parameter (`?`, as in `LIMIT ?`) is the batch's size: at most
-    /// ``SQLOnlineStep/largestBackfillBatch`` rows, fewer when a batch held the writer longer than
-    /// `WriterHoldPacing.holdTarget`. It runs in its own short transactions, resting as long as each took,
+    /// out rows already done. Its one parameter (`?`, as in `LIMIT ?`) is the batch's size: 10 rows first,
+    /// doubling while batches hold the writer under `WriterHoldPacing.holdTarget`, shrinking in proportion
+    /// when one holds it longer, never more than ``SQLOnlineStep/largestBackfillBatch``. It runs in its own short transactions, resting as long as each took,
     /// until a run changes no row.
     case backfill(String)
 

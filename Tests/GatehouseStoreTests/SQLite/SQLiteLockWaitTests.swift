@@ -9,9 +9,28 @@ import Testing
 /// would sleep in steps growing to 100 ms and miss the short gaps between another process's paced batches.
 @Suite("SQLite lock waits")
 struct SQLiteLockWaitTests {
-    /// Holds `BEGIN IMMEDIATE` on a second connection of `path` for `hold`, on its own thread; returns once
-    /// the lock is taken, and `release` waits for the commit.
-    static func holdWriteLock(path: String, for hold: TimeInterval) throws -> (release: () -> Void, Void) {
+    /// A writer connection of a fresh database with a table `t`, waiting up to `busyTimeout` ms for locks;
+    /// the database is removed with it.
+    final class Waiter {
+        let folder = TemporaryFolder.make()
+        let path: String
+        let connection: SQLiteConnection
+
+        init(busyTimeout: Int32) throws {
+            path = folder.appending("w.sqlite")
+            connection = try SQLiteConnection(path: path, role: .writer, busyTimeoutMilliseconds: busyTimeout)
+            try connection.execute("CREATE TABLE t (x INTEGER)")
+        }
+
+        deinit {
+            connection.close()
+            folder.remove()
+        }
+    }
+
+    /// Holds `BEGIN IMMEDIATE` on a second connection of `path` for `hold`, on its own thread; returns once the
+    /// lock is taken, with a function that waits for the commit.
+    static func holdWriteLock(path: String, for hold: TimeInterval) throws -> () -> Void {
         let holder = try SQLiteConnection(path: path, role: .writer, busyTimeoutMilliseconds: 1_000)
         try holder.execute("BEGIN IMMEDIATE")
         let done = DispatchSemaphore(value: 0)
@@ -21,35 +40,31 @@ struct SQLiteLockWaitTests {
             holder.close()
             done.signal()
         }
-        return ({ done.wait() }, ())
+        return { done.wait() }
+    }
+
+    /// Writes once while another connection holds the lock for 300 ms; returns how often the wait retried.
+    static func retriesDuringAHold(_ waiter: SQLiteConnection, _ path: String) throws -> Int {
+        let release = try holdWriteLock(path: path, for: 0.3)
+        let before = waiter.lockRetries
+        try waiter.writeTransaction { try waiter.run("INSERT INTO t VALUES (1)", []) }
+        release()
+        return waiter.lockRetries - before
     }
 
     @Test func aWriterWaitingOnAnotherProcessTriesAgainEveryMillisecondAndGetsTheLock() throws {
-        let folder = TemporaryFolder.make()
-        defer { folder.remove() }
-        let path = folder.appending("w.sqlite")
-        let waiter = try SQLiteConnection(path: path, role: .writer, busyTimeoutMilliseconds: 10_000)
-        defer { waiter.close() }
-        try waiter.execute("CREATE TABLE t (x INTEGER)")
-        let (release, _) = try Self.holdWriteLock(path: path, for: 0.3)
-        try waiter.writeTransaction { try waiter.run("INSERT INTO t VALUES (1)", []) }
-        release()
+        let waiter = try Waiter(busyTimeout: 10_000)
         // SQLite's own schedule makes 12 tries in 328 ms; one a millisecond makes ~300 (fewer on a loaded machine).
-        #expect(waiter.lockRetries >= 30)
-        #expect(try waiter.queryOne("SELECT COUNT(*) FROM t", []) { $0.int(0) } == 1)
+        #expect(try Self.retriesDuringAHold(waiter.connection, waiter.path) >= 30)
+        #expect(try waiter.connection.queryOne("SELECT COUNT(*) FROM t", []) { $0.int(0) } == 1)
     }
 
     @Test func theWaitEndsAtTheBusyTimeoutWithSQLiteBusy() throws {
-        let folder = TemporaryFolder.make()
-        defer { folder.remove() }
-        let path = folder.appending("w.sqlite")
-        let waiter = try SQLiteConnection(path: path, role: .writer, busyTimeoutMilliseconds: 100)
-        defer { waiter.close() }
-        try waiter.execute("CREATE TABLE t (x INTEGER)")
-        let (release, _) = try Self.holdWriteLock(path: path, for: 2)
+        let waiter = try Waiter(busyTimeout: 100)
+        let release = try Self.holdWriteLock(path: waiter.path, for: 2)
         let started = Date()
         var detail = ""
-        do { try waiter.execute("BEGIN IMMEDIATE") } catch StoreError.unavailable(let text) { detail = text }
+        do { try waiter.connection.execute("BEGIN IMMEDIATE") } catch StoreError.unavailable(let text) { detail = text }
         let waited = Date().timeIntervalSince(started)
         release()
         #expect(detail.hasPrefix("sqlite \(SQLITE_BUSY):"))
@@ -58,18 +73,10 @@ struct SQLiteLockWaitTests {
     }
 
     @Test func anInlineReadLeavesTheLockWaitInPlace() throws {
-        let folder = TemporaryFolder.make()
-        defer { folder.remove() }
-        let path = folder.appending("w.sqlite")
-        let waiter = try SQLiteConnection(path: path, role: .writer, busyTimeoutMilliseconds: 10_000)
-        defer { waiter.close() }
-        try waiter.execute("CREATE TABLE t (x INTEGER)")
-        waiter.beginInlineRead(budgetNanoseconds: 1_000_000_000)
-        _ = try waiter.queryOne("SELECT COUNT(*) FROM t", []) { $0.int(0) }
-        #expect(!waiter.endInlineRead())
-        let (release, _) = try Self.holdWriteLock(path: path, for: 0.3)
-        try waiter.writeTransaction { try waiter.run("INSERT INTO t VALUES (1)", []) }
-        release()
-        #expect(waiter.lockRetries >= 30)
+        let waiter = try Waiter(busyTimeout: 10_000)
+        waiter.connection.beginInlineRead(budgetNanoseconds: 1_000_000_000)
+        _ = try waiter.connection.queryOne("SELECT COUNT(*) FROM t", []) { $0.int(0) }
+        #expect(!waiter.connection.endInlineRead())
+        #expect(try Self.retriesDuringAHold(waiter.connection, waiter.path) >= 30)
     }
 }

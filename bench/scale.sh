@@ -265,9 +265,7 @@ replay() {
     else
       report=$("$BIN" bench online-step backfill "$1" --config "$BENCH_TMP/config.json") || die "replay $name failed"
     fi
-    longest=$(python3 -c 'import json,sys; print(round(json.loads(sys.argv[1])["longest_ms"]))' "$report")
-    batches=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["transactions"])' "$report")
-    long=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["over_10ms"])' "$report")
+    read -r longest batches long < <(python3 -c 'import json,sys; r = json.loads(sys.argv[1]); print(round(r["longest_ms"]), r["transactions"], r["over_10ms"])' "$report")
   fi
   local total=$(( ($(date +%s%N) - began) / 1000000 ))
   record "migration $name: longest transaction" "$longest" "ms"

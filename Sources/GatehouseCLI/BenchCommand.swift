@@ -26,7 +26,8 @@ enum BenchCommand: CLICommand {
                         runs it (docs/migrations.md): an index (PostgreSQL CONCURRENTLY, SQLite one transaction)
                         or a backfill whose one parameter `?` is the batch size, paced to short transactions.
                         Prints one JSON line: transactions, rows, longest_ms (the longest transaction),
-                        over_10ms (transactions longer than 10 ms) and total_ms. bench/scale.sh replays the migrations that grow with the data this way.
+                        over_10ms (transactions longer than 10 ms) and total_ms. bench/scale.sh replays
+                        the migrations that grow with the data this way.
         """
 
     static func run(options: inout CommandOptions, environment: [String: String]) async throws -> Int32 {

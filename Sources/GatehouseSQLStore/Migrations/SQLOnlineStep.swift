@@ -13,8 +13,8 @@ public enum SQLOnlineStep: Sendable, Equatable {
     /// An `UPDATE`, `DELETE` or `INSERT … SELECT` that changes at most one batch of rows per run and leaves
     /// out rows already done. Its one parameter (`?`, as in `LIMIT ?`) is the batch's size: 10 rows first,
     /// doubling while batches hold the writer under `WriterHoldPacing.holdTarget`, shrinking in proportion
-    /// when one holds it longer, never more than ``SQLOnlineStep/largestBackfillBatch``. It runs in its own short transactions, resting as long as each took,
-    /// until a run changes no row.
+    /// when one holds it longer, never more than ``SQLOnlineStep/largestBackfillBatch``. It runs in its own
+    /// short transactions, resting as long as each took, until a run changes no row.
     case backfill(String)
 
     /// The most rows one backfill batch changes (fewer where a batch of them holds the writer too long).

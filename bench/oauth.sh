@@ -2,7 +2,7 @@
 # Token-endpoint and resource-server throughput: refresh grant, client credentials, introspection,
 # userinfo and the password grant (Argon2id at the default cost), with p99 and server CPU per request.
 # Usage: bench/oauth.sh   (WRK_SECONDS, WRK_CONNECTIONS override the defaults 10, 64;
-#        REFRESH_TOKENS (80000) distinct refresh tokens, REFRESH_CONNECTIONS (8) for the refresh rows)
+#        REFRESH_TOKENS (120000) distinct refresh tokens per refresh row, REFRESH_CONNECTIONS (8) for the refresh rows)
 #
 # The refresh rows present a distinct refresh token per request, each used once: `gatehouse bench
 # refresh-tokens` mints them up front straight into the database (no Argon2 sign-in per token), and
@@ -34,15 +34,15 @@ cat > "$BENCH_TMP/config.json" <<JSON
               "redirect_uris": ["https://bench.example/cb"], "grants": ["refresh_token"], "refresh_id_token": false}]}
 JSON
 echo "bench password 1234" | .build/release/gatehouse user create --email bench@example.com --password-stdin --verified --config "$BENCH_TMP/config.json" >/dev/null 2>&1 || true
-REFRESH_TOKENS=${REFRESH_TOKENS:-80000}
+REFRESH_TOKENS=${REFRESH_TOKENS:-120000}
 mint_start=$(date +%s.%N)
 .build/release/gatehouse bench refresh-tokens --client bench --email bench@example.com --scope api.read \
   --count "$REFRESH_TOKENS" --config "$BENCH_TMP/config.json" > "$BENCH_TMP/refresh-api.txt"
 .build/release/gatehouse bench refresh-tokens --client bench --email bench@example.com --scope openid \
-  --count $((REFRESH_TOKENS / 2)) --config "$BENCH_TMP/config.json" > "$BENCH_TMP/refresh-openid.txt"
+  --count "$REFRESH_TOKENS" --config "$BENCH_TMP/config.json" > "$BENCH_TMP/refresh-openid.txt"
 for client in bench-es bench-lean; do
   .build/release/gatehouse bench refresh-tokens --client $client --email bench@example.com --scope openid \
-    --count $((REFRESH_TOKENS / 2)) --config "$BENCH_TMP/config.json" > "$BENCH_TMP/refresh-$client.txt"
+    --count "$REFRESH_TOKENS" --config "$BENCH_TMP/config.json" > "$BENCH_TMP/refresh-$client.txt"
 done
 mint_seconds=$(awk -v a="$mint_start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
 start_gatehouse "$BENCH_TMP/gatehouse.log" "$URL" serve --config "$BENCH_TMP/config.json"
@@ -67,7 +67,7 @@ post_script introspect "token=$ACCESS"
 post_script password "grant_type=password&username=bench%40example.com&password=bench+password+1234&scope=openid"
 
 echo "wrk -t${WRK_THREADS:-2} -c${WRK_CONNECTIONS:-64} -d${WRK_SECONDS:-10}s (refresh rows: -c${REFRESH_CONNECTIONS:-8}) on $(nproc) cores shared by wrk and the server; database ${GATEHOUSE_DATABASE_URL%%:*}; load average $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "minted $REFRESH_TOKENS + 3 × $((REFRESH_TOKENS / 2)) distinct refresh tokens in ${mint_seconds} s"
+echo "minted 4 × $REFRESH_TOKENS distinct refresh tokens in ${mint_seconds} s"
 echo
 echo "| workload | req/s | p99 | server CPU µs/req | non-2xx |"
 echo "|---|---|---|---|---|"

@@ -8,7 +8,7 @@
 #
 # Rate limits are off (this measures the work). The refresh rows present a distinct refresh token per
 # request (scope api.read: access token only), each used once, minted up front with `gatehouse bench
-# refresh-tokens` (REFRESH_TOKENS per setup, default 40000; REFRESH_CONNECTIONS, default 8, for those rows).
+# refresh-tokens` (REFRESH_TOKENS per setup, default 120000; REFRESH_CONNECTIONS, default 8, for those rows).
 # "two processes" goes through nginx (one worker, keep-alive upstream): that adds a proxy hop and
 # nginx's own CPU on the same two cores, so the row "one process via nginx" is there to separate
 # the proxy's cost from the second process's gain. Server CPU sums both Gatehouse processes.
@@ -107,7 +107,7 @@ mint() {
 measure() {
   local label=$1 pids=$2 url=$3 database=$4 jar csrf session
   mint "$database" 5000 "$BENCH_TMP/warm-up.txt"
-  mint "$database" "${REFRESH_TOKENS:-40000}" "$BENCH_TMP/refresh.txt"
+  mint "$database" "${REFRESH_TOKENS:-120000}" "$BENCH_TMP/refresh.txt"
   jar=$BENCH_TMP/jar; rm -f "$jar"
   csrf=$(curl -s -c "$jar" -b "$jar" "$url/sign-in" | grep -o 'name="csrf_token" value="[^"]*"' | head -1 | sed 's/.*value="//; s/"$//')
   curl -s -o /dev/null -c "$jar" -b "$jar" --data-urlencode "csrf_token=$csrf" --data-urlencode "email=page@example.com" \

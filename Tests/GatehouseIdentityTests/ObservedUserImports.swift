@@ -2,11 +2,13 @@ import Foundation
 import GatehouseStore
 import Synchronization
 
-/// The database's import store, recording what the importer asks of it: the size of every batch and how
-/// often it said the import was finished.
+/// The database's import store, recording what the importer asks of it: the size of every batch, every load
+/// into an empty database, and how often it said the import was finished.
 final class ObservedUserImports: UserImportStore {
     let base: any UserImportStore
     let batchSizes = Mutex<[Int]>([])
+    /// The row counts of the whole-file loads into an empty database that wrote.
+    let loads = Mutex<[Int]>([])
     let finished = Mutex(0)
     init(_ base: any UserImportStore) { self.base = base }
 
@@ -14,6 +16,11 @@ final class ObservedUserImports: UserImportStore {
                      merge: @escaping @Sendable (ImportedUser, ImportMatch) -> ImportMerge) async throws -> [ImportOutcome] {
         batchSizes.withLock { $0.append(batch.count) }
         return try await base.importBatch(batch, at: at, merge: merge)
+    }
+    func loadIntoEmpty(_ rows: [ImportedUser], at: Date) async throws -> [ImportOutcome]? {
+        let outcomes = try await base.loadIntoEmpty(rows, at: at)
+        if outcomes != nil { loads.withLock { $0.append(rows.count) } }
+        return outcomes
     }
     func importFinished() async throws {
         finished.withLock { $0 += 1 }

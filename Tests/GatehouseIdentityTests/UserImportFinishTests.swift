@@ -20,10 +20,20 @@ import Testing
 
     @Test func onceAfterTheLastBatch() async throws {
         let (importer, imports, database) = try await Self.importer()
+        let report = try await importer.run(Self.rows, dryRun: false, batchSize: 1)
+        #expect(report.created == 2 && report.errors.isEmpty)
+        #expect(try await database.users.count() == 2)
+        #expect(imports.batchSizes.withLock { $0 } == [1, 1])
+        #expect(imports.finished.withLock { $0 } == 1, "two batches, one end")
+    }
+
+    @Test func onceAfterALoadIntoAnEmptyDatabase() async throws {
+        let (importer, imports, database) = try await Self.importer()
         let report = try await importer.run(Self.rows, dryRun: false)
         #expect(report.created == 2 && report.errors.isEmpty)
         #expect(try await database.users.count() == 2)
-        #expect(imports.finished.withLock { $0 } == 1, "two batches, one end")
+        #expect(imports.loads.withLock { $0 } == [2] && imports.batchSizes.withLock { $0 }.isEmpty)
+        #expect(imports.finished.withLock { $0 } == 1)
     }
 
     @Test func notForADryRunOrRefusedRows() async throws {

@@ -1,5 +1,5 @@
 /// What really differs between the two backends, chosen once when a database is opened: a few SQL
-/// words, and four strategies named for what they do, so no store asks which backend it runs on.
+/// words, and a few strategies named for what they do, so no store asks which backend it runs on.
 /// Everything else — upserts (`ON CONFLICT … DO UPDATE`, `excluded.`), `RETURNING`, row values,
 /// `CAST`, `TRUE`/`FALSE` — is written once and runs on both.
 ///
@@ -30,16 +30,20 @@ public struct SQLDialect: Sendable {
     public let listPlanning: SQLListPlanning
     /// What the planner knows of the tables' contents after a bulk write.
     public let statistics: SQLStatistics
+    /// How a bulk load sets the secondary indexes of empty tables aside and builds them after its rows.
+    public let indexRebuild: SQLIndexRebuild
 
     public static let sqlite = SQLDialect(name: "sqlite", forUpdate: "", forUpdateSkipLocked: "", greatest: "MAX",
                                           readSnapshot: .readTransaction, activeGrants: .walk,
                                           refreshRotation: .writerTransaction, emailSearch: .trigramTable,
-                                          listPlanning: .asPrepared, statistics: .notKept)
+                                          listPlanning: .asPrepared, statistics: .notKept,
+                                          indexRebuild: .schemaTable)
     public static let postgres = SQLDialect(name: "postgres", forUpdate: " FOR UPDATE",
                                             forUpdateSkipLocked: " FOR UPDATE SKIP LOCKED", greatest: "GREATEST",
                                             readSnapshot: .autocommit, activeGrants: .recursiveQuery,
                                             refreshRotation: .claimStatement, emailSearch: .plannerChooses,
-                                            listPlanning: .perRun, statistics: .analyzedAfterBulkWrites)
+                                            listPlanning: .perRun, statistics: .analyzedAfterBulkWrites,
+                                            indexRebuild: .catalog)
 }
 
 /// What the planner knows of the tables' contents, and what a bulk write (`gatehouse user import`) does about it.

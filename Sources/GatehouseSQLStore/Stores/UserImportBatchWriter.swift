@@ -53,10 +53,7 @@ struct UserImportBatchWriter {
             if view.isTaken(id: row.newId) {
                 throw ImportRowConflict(line: row.line, reason: "user id \(row.newId) is taken by another account")
             }
-            newUsers.append([
-                row.newId, row.email, row.displayName, row.passwordHash, row.emailVerified, false, row.createdAt ?? now, now,
-                nil as String?, nil as String?, row.productUserId, true, row.emailVerified,
-            ])
+            newUsers.append(UserImportBatchSQL.userValues(row, now))
             newUserIds.insert(ExactText(row.newId))
             view.created(row)
             userId = row.newId; action = .created
@@ -66,8 +63,7 @@ struct UserImportBatchWriter {
             switch view.identityOwners[key] {
             case nil:
                 newIdentityIndex[key] = newIdentities.count
-                newIdentities.append([identity.provider, identity.subject, userId, identity.email,
-                                      identity.email?.hasSuffix("@privaterelay.appleid.com") ?? false, now, now])
+                newIdentities.append(UserImportBatchSQL.identityValues(identity, userId: userId, now))
                 view.linked(identity, to: userId)
             case let owner? where ExactText(owner) == ExactText(userId):
                 if let pending = newIdentityIndex[key] {
@@ -92,17 +88,36 @@ struct UserImportBatchWriter {
     }
 
     private static func insert<Connection: SQLConnection>(_ rows: [[any SQLBindable]], _ sql: (Int) -> String, _ db: Connection) throws {
-        var start = 0
-        for size in SQLValueLists.runs(rows.count, limit: UserImportBatchSQL.rowsPerInsert) {
-            _ = try db.run(sql(size), rows[start..<start + size].flatMap { $0 })
-            start += size
-        }
+        try UserImportBatchSQL.insert(rows.count, sql, db) { rows[$0].flatMap { $0 } }
     }
 }
 
-private enum UserImportBatchSQL {
+/// The statements and values that insert imported accounts and identities, many rows to a statement.
+enum UserImportBatchSQL {
     /// Rows per INSERT at most: 128 accounts are 1,664 parameters, well under either backend's limit.
     static let rowsPerInsert = 128
+
+    /// Inserts `count` rows in runs of at most ``rowsPerInsert``; `values` gives a run's parameters.
+    static func insert<Connection: SQLConnection>(_ count: Int, _ sql: (Int) -> String, _ db: Connection,
+                                                  values: (Range<Int>) -> [any SQLBindable]) throws {
+        var start = 0
+        for size in SQLValueLists.runs(count, limit: rowsPerInsert) {
+            _ = try db.run(sql(size), values(start..<start + size))
+            start += size
+        }
+    }
+
+    /// A new account's values, in ``insertUsers(_:)``'s column order.
+    static func userValues(_ row: ImportedUser, _ now: Date) -> [any SQLBindable] {
+        [row.newId, row.email, row.displayName, row.passwordHash, row.emailVerified, false, row.createdAt ?? now, now,
+         nil as String?, nil as String?, row.productUserId, true, row.emailVerified]
+    }
+
+    /// A new identity's values, in ``insertIdentities(_:)``'s column order.
+    static func identityValues(_ identity: ImportedIdentity, userId: String, _ now: Date) -> [any SQLBindable] {
+        [identity.provider, identity.subject, userId, identity.email,
+         identity.email?.hasSuffix("@privaterelay.appleid.com") ?? false, now, now]
+    }
 
     static func insertUsers(_ rows: Int) -> String {
         "INSERT INTO users (\(UserSQL.columns), external_id, imported, verified_by_import) VALUES "

@@ -19,6 +19,12 @@ struct SQLUserImportStore<Database: SQLDatabase>: UserImportStore {
         }
     }
 
+    func loadIntoEmpty(_ rows: [ImportedUser], at now: Date) async throws -> [ImportOutcome]? {
+        guard UserImportBulkLoad.keysAreDistinct(rows) else { return nil }
+        let rebuild = database.dialect.indexRebuild
+        return try await database.transaction { db in try UserImportBulkLoad(rows: rows, now: now).write(db, rebuild) }
+    }
+
     func importFinished() async throws {
         try await database.dialect.statistics.refresh(["users", "external_identities"], in: database)
     }

@@ -121,6 +121,16 @@ public protocol UserImportStore: Sendable {
     func importBatch(_ batch: [ImportedUser], at: Date,
                      merge: @escaping @Sendable (ImportedUser, ImportMatch) -> ImportMerge) async throws -> [ImportOutcome]
 
+    /// Writes every row of an import in one transaction when the database holds no account yet, or returns
+    /// nil having written nothing: when it holds one, or when two rows name the same email, product user id,
+    /// new id or identity (``importBatch(_:at:merge:)`` then judges the rows one after another).
+    ///
+    /// Every row creates its account; no merge rule is asked, as nothing can match. The outcomes come in the
+    /// order the accounts were written, which is the order that also fills the audit's by-user index in sequence.
+    /// Made for a first import of a whole user base: it holds the database's writer until it ends (on
+    /// PostgreSQL the two tables it fills are locked), and builds their secondary indexes after the rows.
+    func loadIntoEmpty(_ rows: [ImportedUser], at: Date) async throws -> [ImportOutcome]?
+
     /// After an import has written its batches: lets the database's planner see what they wrote (PostgreSQL
     /// analyzes the accounts and their identities; SQLite keeps no statistics, and nothing is done).
     func importFinished() async throws

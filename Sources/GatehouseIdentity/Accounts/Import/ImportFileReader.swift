@@ -46,11 +46,39 @@ public enum ImportFileReader {
         }
     }
 
-    private static func readJSONLines(_ text: String) -> ([ImportRecord], [ImportRowError]) {
+    /// A JSON-lines file cut at line ends into at most `parts` pieces of about equal size, each with the number
+    /// of its first line: ``read(jsonLines:firstLine:)`` of every piece, in order, reads what ``read(_:format:)``
+    /// reads of the whole, and the pieces can be read at once on several cores. (A CSV record may span lines;
+    /// a JSON line cannot, as a JSON string holds no raw line feed.)
+    public static func jsonLinePieces(_ text: String, parts: Int) -> [(text: Substring, firstLine: Int)] {
+        let bytes = text.utf8
+        var pieces: [(text: Substring, firstLine: Int)] = []
+        var start = bytes.startIndex, firstLine = 1
+        for part in 1...max(1, parts) {
+            guard start < bytes.endIndex else { break }
+            var end = bytes.endIndex
+            if part < parts, let target = bytes.index(bytes.startIndex, offsetBy: bytes.count / parts * part, limitedBy: bytes.endIndex),
+               target > start, let lineFeed = bytes[target...].firstIndex(of: 0x0A) {
+                end = bytes.index(after: lineFeed)
+            }
+            pieces.append((Substring(bytes[start..<end]), firstLine))
+            firstLine += bytes[start..<end].withContiguousStorageIfAvailable { $0.reduce(0) { $1 == 0x0A ? $0 + 1 : $0 } }
+                ?? bytes[start..<end].reduce(0) { $1 == 0x0A ? $0 + 1 : $0 }
+            start = end
+        }
+        return pieces
+    }
+
+    /// Records and errors of one piece of a JSON-lines file whose first line is `firstLine`.
+    public static func read(jsonLines text: Substring, firstLine: Int) -> (records: [ImportRecord], errors: [ImportRowError]) {
+        readJSONLines(text, firstLine: firstLine)
+    }
+
+    private static func readJSONLines(_ text: some StringProtocol, firstLine: Int = 1) -> ([ImportRecord], [ImportRowError]) {
         var records: [ImportRecord] = [], errors: [ImportRowError] = []
-        var text = text
+        var text = Substring(text)
         text.withUTF8 { bytes in
-            var start = 0, number = 1
+            var start = 0, number = firstLine
             // Lines end at LF, and a CR just before it is part of the line ending (files written on Windows).
             for end in 0...bytes.count where end == bytes.count || bytes[end] == 0x0A {
                 let stop = end > start && end < bytes.count && bytes[end - 1] == 0x0D ? end - 1 : end

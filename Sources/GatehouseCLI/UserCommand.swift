@@ -27,7 +27,9 @@ enum UserCommand: CLICommand {
                         verified flag, and an unproven one is claimed (its sessions, identities and tokens
                         end; its password becomes the row's, or is cleared). Rows are written N to a
                         transaction (--batch-size, 1-50000, default 5000); on a serving SQLite database a
-                        batch holds the writer for its length, so pick fewer there (500)
+                        batch holds the writer for its length, so pick fewer there (500). Into a
+                        database with no accounts, a file of more than one batch without --batch-size
+                        is loaded in one transaction, its indexes built after the rows
         disable/enable  a disabled account cannot sign in; disabling ends its sessions
         delete          deletes the account, its sessions and sign-in methods (the audit log stays)
         """
@@ -111,7 +113,8 @@ extension UserCommand {
         let verb = report.dryRun ? "would create" : "created"
         let verb2 = report.dryRun ? "would update" : "updated"
         if report.errors.isEmpty {
-            print("\(verb) \(report.created), \(verb2) \(report.updated)" + (report.claimed > 0 ? " (\(report.claimed) claimed)" : ""))
+            print("\(verb) \(report.created), \(verb2) \(report.updated)" + (report.claimed > 0 ? " (\(report.claimed) claimed)" : "")
+                  + (report.loadedWhole ? " in one transaction (the database had no accounts)" : ""))
             return ExitCode.success
         }
         print("\(report.errors.count) error\(report.errors.count == 1 ? "" : "s"); created \(report.created), updated \(report.updated)")

@@ -181,3 +181,42 @@ def test_batch_size_is_checked_and_each_size_imports_every_row(server):
     again = gatehouse_cli(server, "user", "import", path, "--batch-size", "500")
     assert again.returncode == 0 and "created 0, updated 5" in again.stdout, again
     assert db.execute("SELECT COUNT(*) FROM users").fetchone()[0] == 5
+
+
+def import_rows(count):
+    return [{"id": f"f{n}", "email": f"first{n}@example.com", "name": f"First {n}",
+             "identities": [{"provider": "github", "uid": f"gh{n}"}]} for n in range(1, count + 1)]
+
+
+def schema_of_imported_tables(db):
+    return db.execute("SELECT type, name, sql FROM sqlite_schema WHERE tbl_name IN ('users', 'external_identities')"
+                      " AND sql IS NOT NULL ORDER BY type, name").fetchall()
+
+
+def test_a_first_import_into_an_empty_database_is_one_transaction(server):
+    """docs/importing-users.md: a first import of more than one batch into a database with no accounts goes in
+    one transaction, with the indexes built after the rows; the same file again updates in batches."""
+    path = write_jsonl(server, import_rows(5001))
+    db = sqlite3.connect(os.path.join(server.dir, "gatehouse.sqlite"))
+    schema = schema_of_imported_tables(db)
+    assert any(name == "users_by_external_id" for _, name, _ in schema), schema
+    result = gatehouse_cli(server, "user", "import", path)
+    assert result.returncode == 0, result.stderr
+    assert "created 5001, updated 0 in one transaction (the database had no accounts)" in result.stdout, result.stdout
+    assert schema_of_imported_tables(db) == schema
+    assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    assert db.execute("SELECT COUNT(*) FROM external_identities").fetchone()[0] == 5001
+    assert db.execute("SELECT COUNT(*) FROM audit_log WHERE event_type = 'account.imported'").fetchone()[0] == 5001
+    # The rebuilt unique index still matches by external id: the rerun updates, and says nothing of one transaction.
+    again = gatehouse_cli(server, "user", "import", path)
+    assert again.returncode == 0 and again.stdout.strip().endswith("created 0, updated 5001"), again.stdout
+
+
+def test_a_batch_size_keeps_the_batches_on_an_empty_database(server):
+    """docs/importing-users.md: `gatehouse user import users.jsonl --batch-size 5000` keeps the batches."""
+    path = write_jsonl(server, import_rows(5001))
+    result = gatehouse_cli(server, "user", "import", path, "--batch-size", "5000")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().endswith("created 5001, updated 0"), result.stdout
+    db = sqlite3.connect(os.path.join(server.dir, "gatehouse.sqlite"))
+    assert db.execute("SELECT COUNT(*) FROM users").fetchone()[0] == 5001

@@ -26,6 +26,8 @@ public struct UserImporter: Sendable {
         public var claimed = 0
         public var errors: [ImportRowError] = []
         public var dryRun = false
+        /// Loaded whole in one transaction into a database that had no accounts (``UserImportStore/loadIntoEmpty(_:at:)``).
+        public var loadedWhole = false
     }
 
     let imports: any UserImportStore
@@ -74,6 +76,7 @@ public struct UserImporter: Sendable {
                 await audit(outcomes[start..<min(start + batchSize, outcomes.count)])
             }
             report.created = outcomes.count
+            report.loadedWhole = true
             try await imports.importFinished()
             return report
         }

@@ -13,6 +13,7 @@
 #   SCALE_PURGE_ROWS=1000000             expired refresh rows seeded at the largest size for the purge check
 #   SCALE_BUILD=.build/release           where gatehouse and GatehouseCryptoBench are (the script builds release,
 #                                        statically linked like `make run`)
+#   SCALE_PORT=18520, SCALE_BACKUP_PORT=SCALE_PORT+1   where the server (and the restored backup's server) listen
 #   WRK_SECONDS (5), WRK_CONNECTIONS (64), REFRESH_CONNECTIONS (8), SCALE_CEILING_SECONDS (6)
 #   KEEP_BENCH=1                         keep the scratch folder and every seeded database (for profiling after the run)
 #
@@ -313,7 +314,7 @@ writer_check() {
   stop_server
   # The online backup under the same probe, and its restore (bench/backup.sh; SQLite only: PostgreSQL has pg_dump).
   if [ "$BACKEND" = sqlite ]; then
-    BACKUP_OUT=$OUT BACKUP_BUILD=$BUILD BACKUP_PORT=$((PORT + 1)) BACKUP_PROBE_TOKENS=$tokens \
+    BACKUP_OUT=$OUT BACKUP_BUILD=$BUILD BACKUP_PORT=${SCALE_BACKUP_PORT:-$((PORT + 1))} BACKUP_PROBE_TOKENS=$tokens \
       bench/backup.sh "$DB_FILE" "$KNOWN" "$USERS" >> "$BENCH_TMP/notes.txt" || die "the backup check failed"
   fi
 }

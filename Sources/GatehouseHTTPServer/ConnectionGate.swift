@@ -308,8 +308,9 @@ final class ConnectionGate: Sendable {
 
     private func drop(_ fd: Int32, _ screening: inout [Int32: Screening], answer: String?) {
         guard let entry = screening.removeValue(forKey: fd) else { return }
-        if let answer { Self.answer(fd, answer) } else { close(fd) }
+        // The slot first: a client that reads the answer and connects again at once must find it free.
         shared.withLock { state in Self.release(entry.key, reserved: entry.reserved, in: &state) }
+        if let answer { Self.answer(fd, answer) } else { close(fd) }
     }
 
     private func expireScreening(_ screening: inout [Int32: Screening], now: Int64) {

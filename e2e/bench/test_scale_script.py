@@ -21,7 +21,7 @@ REQUESTS = ["userinfo", "introspection", "sign-in page", "account page", "admin 
 def test_scale_script_small(tmp_path):
     out = tmp_path / "scale.csv"
     env = dict(os.environ, SCALE_SIZES=" ".join(map(str, SIZES)), SCALE_BACKENDS="sqlite", SCALE_BUILD=str(BINARY.parent),
-               SCALE_OUT=str(out), SCALE_PORT=str(free_port()), SCALE_PURGE_ROWS="500", SCALE_REFRESH_TOKENS="3000", SCALE_PROBE_TOKENS="3000",
+               SCALE_OUT=str(out), SCALE_PORT=str(free_port()), SCALE_BACKUP_PORT=str(free_port()), SCALE_PURGE_ROWS="500", SCALE_REFRESH_TOKENS="3000", SCALE_PROBE_TOKENS="3000",
                SCALE_CEILING_SECONDS="1", WRK_SECONDS="1", WRK_CONNECTIONS="4")
     run = subprocess.run(["bench/scale.sh"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stderr[-3000:]
